@@ -1,0 +1,210 @@
+/*
+ * libsandbox: run a command under an operating-system sandbox.
+ *
+ * The whole public API. A host builds a policy (what it wants confined), then
+ * calls sandbox_enforce() just before it runs the command, or sandbox_spawn()
+ * to start a confined child from a multi-threaded program. The kernel, not a
+ * parser, then decides what the command may touch.
+ *
+ * Conventions
+ *   - Every call that can fail returns an int: SANDBOX_OK (0) or one of the
+ *     SANDBOX_E_* codes below. Calls that do real work also fill a
+ *     sandbox_error with a sentence a person can act on.
+ *   - The library keeps no global mutable state, never prints and never exits.
+ *   - A policy object is not locked: use one from one thread at a time, or
+ *     share it read-only once it is built.
+ *
+ * Copyright the libsandbox authors. MIT licensed, see LICENSE.
+ */
+#ifndef SANDBOX_H
+#define SANDBOX_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && !defined(SANDBOX_STATIC)
+#  ifdef SANDBOX_BUILDING
+#    define SANDBOX_API __declspec(dllexport)
+#  else
+#    define SANDBOX_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__)
+#  define SANDBOX_API __attribute__((visibility("default")))
+#else
+#  define SANDBOX_API
+#endif
+
+/* ---- versions ------------------------------------------------------------ */
+
+#define SANDBOX_VERSION_MAJOR 0
+#define SANDBOX_VERSION_MINOR 1
+#define SANDBOX_VERSION_PATCH 0
+#define SANDBOX_VERSION_STRING "0.1.0"
+
+/* The version of the library actually loaded, "MAJOR.MINOR.PATCH". */
+SANDBOX_API const char *sandbox_version(void);
+
+/* ---- errors -------------------------------------------------------------- */
+
+enum sandbox_code {
+    SANDBOX_OK = 0,
+    SANDBOX_E_INVALID = 1,     /* bad argument: NULL, empty path, unknown value */
+    SANDBOX_E_NOMEM = 2,       /* out of memory */
+    SANDBOX_E_UNSUPPORTED = 3, /* this platform or kernel cannot enforce what was asked */
+    SANDBOX_E_PATH = 4,        /* a path in the policy cannot be resolved or opened */
+    SANDBOX_E_SYSTEM = 5,      /* a system call failed while preparing or applying */
+    SANDBOX_E_REFUSED = 6      /* a pre-flight check refused to start (e.g. hard links) */
+};
+
+typedef struct sandbox_error {
+    int code;          /* enum sandbox_code */
+    int sys_errno;     /* errno of the failing system call, 0 when none */
+    char message[512]; /* what failed, why, and what to do; "" when code is 0 */
+} sandbox_error;
+
+/* A short, static, English name for a code ("invalid argument", ...). */
+SANDBOX_API const char *sandbox_strerror(int code);
+
+/* ---- the policy ---------------------------------------------------------- */
+
+typedef struct sandbox_policy sandbox_policy;
+
+enum sandbox_network {
+    SANDBOX_NETWORK_ALLOW = 0,        /* no network restriction */
+    SANDBOX_NETWORK_DENY = 1,         /* no internet or other remote socket */
+    SANDBOX_NETWORK_INTERNET_ONLY = 2 /* internet yes, loopback and own addresses no */
+};
+
+enum sandbox_filesystem {
+    SANDBOX_FS_UNRESTRICTED = 0, /* no filesystem restriction */
+    SANDBOX_FS_CONFINED = 1,     /* writes only beneath the writable roots */
+    SANDBOX_FS_READ_ONLY = 2     /* the fixed read-only profile (implies no network) */
+};
+
+/* What happens to a process that tries to create a denied socket. */
+enum sandbox_deny_action {
+    SANDBOX_DENY_SIGSYS = 0, /* killed by SIGSYS: the default and the contract */
+    SANDBOX_DENY_EPERM = 1   /* socket() fails with EPERM and the process lives */
+};
+
+/*
+ * A new policy that enforces nothing: network allowed, filesystem unrestricted,
+ * project root and working directory = the working directory at enforce time,
+ * temp directory = $TMPDIR, else /tmp. Returns NULL only when out of memory.
+ * Free it with sandbox_policy_free(). Thread-safe.
+ */
+SANDBOX_API sandbox_policy *sandbox_policy_new(void);
+SANDBOX_API void sandbox_policy_free(sandbox_policy *policy);
+
+/* Setters. Each returns SANDBOX_OK, SANDBOX_E_INVALID for a NULL policy, an
+ * out-of-range value or an empty/relative path, or SANDBOX_E_NOMEM. Paths must
+ * be absolute; they are resolved and opened only when the policy is enforced. */
+SANDBOX_API int sandbox_policy_set_network(sandbox_policy *policy, int network);
+SANDBOX_API int sandbox_policy_set_filesystem(sandbox_policy *policy, int filesystem);
+SANDBOX_API int sandbox_policy_set_deny_action(sandbox_policy *policy, int action);
+SANDBOX_API int sandbox_policy_set_project_root(sandbox_policy *policy, const char *dir);
+SANDBOX_API int sandbox_policy_add_writable_dir(sandbox_policy *policy, const char *dir);
+SANDBOX_API int sandbox_policy_set_working_dir(sandbox_policy *policy, const char *dir);
+SANDBOX_API int sandbox_policy_set_temp_dir(sandbox_policy *policy, const char *dir);
+
+/* Getters, for hosts that display a policy. NULL when the value is defaulted. */
+SANDBOX_API int sandbox_policy_network(const sandbox_policy *policy);
+SANDBOX_API int sandbox_policy_filesystem(const sandbox_policy *policy);
+SANDBOX_API const char *sandbox_policy_project_root(const sandbox_policy *policy);
+
+/* ---- enforcing ----------------------------------------------------------- */
+
+enum sandbox_enforcement {
+    SANDBOX_ENFORCED_NOTHING = 0, /* the policy asked for nothing; run argv as is */
+    SANDBOX_SELF_APPLIED = 1,     /* Linux: the calling thread is now confined; exec argv */
+    SANDBOX_EXEC_ARGV = 2         /* macOS: exec result.argv instead of argv */
+};
+
+typedef struct sandbox_result {
+    int enforcement;       /* enum sandbox_enforcement */
+    char **argv;           /* SANDBOX_EXEC_ARGV: the argv to exec, NULL-terminated */
+    char warning[512];     /* set when a best-effort part could not be applied */
+    sandbox_error error;   /* set when sandbox_enforce() fails */
+} sandbox_result;
+
+/*
+ * Apply `policy` for the command `argv` (NULL-terminated, argv[0] the program).
+ *
+ * Linux: confines the calling thread (no_new_privs, Landlock, seccomp) and
+ * returns SANDBOX_SELF_APPLIED; the caller then execs argv from the same
+ * thread. The confinement cannot be undone and is inherited by every child.
+ * macOS: returns SANDBOX_EXEC_ARGV with result->argv set to
+ * /usr/bin/sandbox-exec -p PROFILE ... -- argv; nothing is applied yet.
+ *
+ * Returns SANDBOX_OK, or an error code with result->error filled. Any error
+ * means the requested confinement is NOT in force: the caller must not run the
+ * command (the launcher exits 126). A best-effort part that the kernel cannot
+ * enforce (Landlock missing, in confined mode only) is not an error: it sets
+ * result->warning and the rest is applied.
+ *
+ * Call from single-threaded code, or make sure the thread that calls this is
+ * the one that execs. Free result->argv with sandbox_result_clear().
+ */
+SANDBOX_API int sandbox_enforce(const sandbox_policy *policy, const char *const argv[],
+                                sandbox_result *result);
+SANDBOX_API void sandbox_result_clear(sandbox_result *result);
+
+/* ---- probes -------------------------------------------------------------- */
+
+typedef struct sandbox_capability {
+    int available;       /* 1 when this machine's kernel enforces it */
+    char mechanism[48];  /* "seccomp-bpf", "landlock", "seatbelt", "appcontainer", "none" */
+    char detail[384];    /* what is enforced, what is missing and why */
+} sandbox_capability;
+
+typedef struct sandbox_report {
+    char platform[16];            /* "linux", "macos", "windows", "other" */
+    int landlock_abi;             /* Linux: Landlock ABI version, 0 when absent */
+    sandbox_capability network;   /* the network kill-switch */
+    sandbox_capability filesystem;/* write confinement */
+    sandbox_capability read_only; /* the kernel-enforced read-only mode */
+    sandbox_capability internet_only;
+    sandbox_capability protected_paths;
+} sandbox_report;
+
+/*
+ * Fill `report` with what this machine really enforces. Restricts nothing,
+ * forks nothing. Returns SANDBOX_OK or SANDBOX_E_INVALID (NULL report).
+ * Thread-safe.
+ */
+SANDBOX_API int sandbox_self_test(sandbox_report *report);
+
+/* Cheap probes; they install nothing. 1 when available, 0 otherwise. */
+SANDBOX_API int sandbox_network_killswitch_available(void);
+SANDBOX_API int sandbox_fs_confinement_available(void);
+
+/* ---- explaining ---------------------------------------------------------- */
+
+enum sandbox_target {
+    SANDBOX_TARGET_HOST = 0, /* the platform this library was built for */
+    SANDBOX_TARGET_LINUX = 1,
+    SANDBOX_TARGET_MACOS = 2,
+    SANDBOX_TARGET_WINDOWS = 3
+};
+
+/*
+ * Describe, without applying anything, exactly what enforcing `policy` for
+ * `argv` would do on `target`: resolved roots, kernel rules, and the argv that
+ * would be executed. `json` selects a JSON object (with an "argv" array)
+ * instead of text. On success *out is a NUL-terminated string to release with
+ * sandbox_free(). Thread-safe.
+ */
+SANDBOX_API int sandbox_explain(const sandbox_policy *policy, const char *const argv[],
+                                int target, int json, char **out, sandbox_error *error);
+
+/* Release a string returned by the library. */
+SANDBOX_API void sandbox_free(void *ptr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SANDBOX_H */

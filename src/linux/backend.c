@@ -1,0 +1,200 @@
+/* Linux backend: prepare a plan, then apply it with a handful of syscalls.
+ *
+ * The order of apply is deliberate:
+ *   1. no_new_privs: required for unprivileged Landlock and seccomp, and makes
+ *      setuid/file-capability binaries powerless for everything run inside;
+ *   2. capabilities (read-only): dropped before anything can exec;
+ *   3. Landlock: restrict_self needs no syscall the filter could refuse later;
+ *   4. seccomp last: once loaded, nothing else has to be allowed through it.
+ */
+#define _GNU_SOURCE
+#include "linux.h"
+#include "../backend.h"
+
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SYS_landlock_restrict_self
+#  define SYS_landlock_restrict_self 446
+#endif
+
+void sbx_linux_plan_release(struct sbx_linux_plan *plan)
+{
+    if (plan->ruleset_fd >= 0)
+        close(plan->ruleset_fd);
+    plan->ruleset_fd = -1;
+}
+
+int sbx_linux_prepare(const sandbox_policy *policy, struct sbx_linux_plan *plan, char *warning,
+                      size_t warning_size, sandbox_error *err)
+{
+    sbx_resolved r;
+    int rc;
+
+    memset(plan, 0, sizeof *plan);
+    plan->ruleset_fd = -1;
+    rc = sbx_resolve(policy, SANDBOX_TARGET_LINUX, &r, err);
+    if (rc != SANDBOX_OK)
+        return rc;
+    /* The filter is chosen first: it is the part that must never degrade. */
+    rc = sbx_seccomp_select(&r, &plan->bpf, &plan->bpf_len, err);
+    if (rc == SANDBOX_OK)
+        rc = sbx_landlock_prepare(&r, &plan->ruleset_fd, &plan->landlock_flags, warning,
+                                  warning_size, err);
+    plan->drop_caps = r.filesystem == SANDBOX_FS_READ_ONLY;
+    sbx_resolved_free(&r);
+    if (rc != SANDBOX_OK)
+        sbx_linux_plan_release(plan);
+    return rc;
+}
+
+int sbx_linux_apply(const struct sbx_linux_plan *plan, int *sys_errno)
+{
+    *sys_errno = 0;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        *sys_errno = errno;
+        return SBX_STEP_NO_NEW_PRIVS;
+    }
+    if (plan->drop_caps) {
+        int e = sbx_caps_drop_all();
+        if (e != 0) {
+            *sys_errno = e;
+            return SBX_STEP_CAPS;
+        }
+    }
+    if (plan->ruleset_fd >= 0 &&
+        syscall(SYS_landlock_restrict_self, plan->ruleset_fd, plan->landlock_flags) != 0) {
+        *sys_errno = errno;
+        return SBX_STEP_LANDLOCK;
+    }
+    if (plan->bpf) {
+        struct sock_fprog prog;
+        prog.len = plan->bpf_len;
+        /* struct sbx_bpf_insn has struct sock_filter's exact layout. */
+        prog.filter = (struct sock_filter *)(void *)plan->bpf;
+        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
+            *sys_errno = errno;
+            return SBX_STEP_SECCOMP;
+        }
+    }
+    return SBX_STEP_NONE;
+}
+
+int sbx_linux_step_error(int step, int e, sandbox_error *err)
+{
+    switch (step) {
+    case SBX_STEP_NO_NEW_PRIVS:
+        return sbx_fail(err, SANDBOX_E_SYSTEM, e, "cannot set no_new_privs: %s", strerror(e));
+    case SBX_STEP_CAPS:
+        return sbx_fail(err, SANDBOX_E_SYSTEM, e,
+                        "cannot drop capabilities for read-only mode: %s", strerror(e));
+    case SBX_STEP_LANDLOCK:
+        return sbx_fail(err, SANDBOX_E_SYSTEM, e,
+                        "cannot enforce the Landlock ruleset: %s%s", strerror(e),
+                        e == EPERM ? " (no_new_privs or CAP_SYS_ADMIN is required)"
+                        : e == E2BIG ? " (too many nested Landlock domains: at most 16)"
+                                     : "");
+    case SBX_STEP_SECCOMP:
+        return sbx_fail(err, SANDBOX_E_SYSTEM, e, "cannot load the seccomp filter: %s%s",
+                        strerror(e),
+                        e == EINVAL ? " (the kernel lacks seccomp filters or KILL_PROCESS; "
+                                      "needs Linux 4.14+ with CONFIG_SECCOMP_FILTER)"
+                        : e == ENOMEM ? " (too many stacked seccomp filters)"
+                                      : "");
+    default:
+        return sbx_fail(err, SANDBOX_E_SYSTEM, e, "sandbox step %d failed: %s", step,
+                        strerror(e));
+    }
+}
+
+int sbx_backend_enforce(const sandbox_policy *policy, const char *const argv[],
+                        sandbox_result *result)
+{
+    struct sbx_linux_plan plan;
+    int rc, step, e;
+
+    (void)argv;
+    rc = sbx_linux_prepare(policy, &plan, result->warning, sizeof result->warning,
+                           &result->error);
+    if (rc != SANDBOX_OK)
+        return rc;
+    step = sbx_linux_apply(&plan, &e);
+    sbx_linux_plan_release(&plan);
+    if (step != SBX_STEP_NONE)
+        return sbx_linux_step_error(step, e, &result->error);
+    result->enforcement = SANDBOX_SELF_APPLIED;
+    return SANDBOX_OK;
+}
+
+int sbx_backend_network_available(void)
+{
+    char detail[8];
+    return sbx_seccomp_available(detail, sizeof detail);
+}
+
+int sbx_backend_fs_available(void)
+{
+    const char *why;
+    return sbx_landlock_abi(&why) > 0;
+}
+
+/* The rights each ABI adds, for the self-test's "missing" list. */
+static const char *const landlock_abi_gains[] = {
+    NULL,
+    NULL,
+    "rename and link across directories (REFER, ABI 2)",
+    "truncate (TRUNCATE, ABI 3)",
+    "TCP bind/connect rules (ABI 4)",
+    "device ioctls (IOCTL_DEV, ABI 5)",
+    "signal and abstract unix socket scoping (ABI 6)",
+    "audit logging controls (ABI 7)",
+};
+
+void sbx_backend_self_test(sandbox_report *rep)
+{
+    const char *why = "";
+    char sdetail[256];
+    int abi, seccomp_ok, i, nabi;
+
+    strcpy(rep->platform, "linux");
+    seccomp_ok = sbx_seccomp_available(sdetail, sizeof sdetail);
+    rep->network.available = seccomp_ok;
+    strcpy(rep->network.mechanism, "seccomp-bpf");
+    snprintf(rep->network.detail, sizeof rep->network.detail, "%s", sdetail);
+
+    abi = sbx_landlock_abi(&why);
+    rep->landlock_abi = abi;
+    strcpy(rep->filesystem.mechanism, "landlock");
+    rep->filesystem.available = abi > 0;
+    if (abi <= 0) {
+        snprintf(rep->filesystem.detail, sizeof rep->filesystem.detail,
+                 "%s; --confine-fs runs commands unconfined with a warning", why);
+    } else {
+        nabi = (int)(sizeof landlock_abi_gains / sizeof landlock_abi_gains[0]) - 1;
+        snprintf(rep->filesystem.detail, sizeof rep->filesystem.detail, "Landlock ABI %d", abi);
+        for (i = abi + 1; i <= nabi; i++)
+            sbx_warn(rep->filesystem.detail, sizeof rep->filesystem.detail, "lacks %s",
+                     landlock_abi_gains[i]);
+    }
+
+    strcpy(rep->read_only.mechanism, "landlock+seccomp");
+    rep->read_only.available = abi >= 6 && seccomp_ok;
+    if (rep->read_only.available)
+        snprintf(rep->read_only.detail, sizeof rep->read_only.detail,
+                 "kernel-enforced (Landlock ABI %d, seccomp, no capabilities)", abi);
+    else
+        snprintf(rep->read_only.detail, sizeof rep->read_only.detail,
+                 "not kernel-enforced here (needs Landlock ABI 6, Linux 6.12+, and seccomp; "
+                 "this kernel has ABI %d%s): hosts must keep their own read-only allowlists",
+                 abi, seccomp_ok ? "" : ", no usable seccomp");
+
+    strcpy(rep->internet_only.mechanism, "none");
+    strcpy(rep->internet_only.detail, "internet-only network is not enforced on Linux yet");
+    strcpy(rep->protected_paths.detail, "protected paths are not implemented on Linux yet");
+}

@@ -1,0 +1,70 @@
+/* What the Linux backend would do for a policy, in words or JSON. Portable:
+ * it only reads the plan tables, so it runs on any host. */
+#include "linux.h"
+
+static const char *net_name(int n)
+{
+    return n == SANDBOX_NETWORK_DENY ? "deny" : n == SANDBOX_NETWORK_INTERNET_ONLY ? "internet-only" : "allow";
+}
+
+static const char *fs_name(int f)
+{
+    return f == SANDBOX_FS_CONFINED ? "confined" : f == SANDBOX_FS_READ_ONLY ? "read-only" : "unrestricted";
+}
+
+int sbx_linux_explain(const sbx_resolved *r, const char *const argv[], int json, sbx_buf *out,
+                      sandbox_error *err)
+{
+    size_t i;
+    (void)err;
+    if (json) {
+        sbx_buf_printf(out, "{\"target\":\"linux\",\"network\":\"%s\",\"filesystem\":\"%s\",",
+                       net_name(r->network), fs_name(r->filesystem));
+        sbx_buf_printf(out, "\"deny_action\":\"%s\",",
+                       r->deny_action == SANDBOX_DENY_EPERM ? "eperm" : "sigsys");
+        sbx_buf_add(out, "\"project_root\":");
+        sbx_buf_json_str(out, r->project_root);
+        sbx_buf_add(out, ",\"working_dir\":");
+        sbx_buf_json_str(out, r->working_dir);
+        sbx_buf_add(out, ",\"writable_roots\":[");
+        for (i = 0; i < r->n_roots; i++) {
+            sbx_buf_add(out, i ? ",{\"kind\":\"" : "{\"kind\":\"");
+            sbx_buf_add(out, sbx_root_kind_name(r->roots[i].kind));
+            sbx_buf_add(out, "\",\"path\":");
+            sbx_buf_json_str(out, r->roots[i].path);
+            sbx_buf_add(out, "}");
+        }
+        sbx_buf_add(out, "],\"landlock\":");
+        sbx_landlock_explain(r, 1, out);
+        sbx_buf_add(out, ",\"seccomp\":");
+        sbx_seccomp_explain(r, 1, out);
+        sbx_buf_add(out, ",\"argv\":[");
+        for (i = 0; argv[i]; i++) {
+            if (i)
+                sbx_buf_add(out, ",");
+            sbx_buf_json_str(out, argv[i]);
+        }
+        sbx_buf_add(out, "]}\n");
+        return SANDBOX_OK;
+    }
+    sbx_buf_printf(out, "target: linux\nnetwork: %s\nfilesystem: %s\n", net_name(r->network),
+                   fs_name(r->filesystem));
+    sbx_buf_printf(out, "project root: %s\nworking directory: %s\n", r->project_root,
+                   r->working_dir);
+    if (r->n_roots) {
+        sbx_buf_add(out, "writable roots:\n");
+        for (i = 0; i < r->n_roots; i++)
+            sbx_buf_printf(out, "  %-12s %s\n", sbx_root_kind_name(r->roots[i].kind),
+                           r->roots[i].path);
+    }
+    sbx_buf_add(out, "enforced by:\n");
+    sbx_landlock_explain(r, 0, out);
+    sbx_seccomp_explain(r, 0, out);
+    sbx_buf_add(out, "argv:");
+    for (i = 0; argv[i]; i++) {
+        sbx_buf_add(out, " ");
+        sbx_buf_add(out, argv[i]);
+    }
+    sbx_buf_add(out, "\n");
+    return SANDBOX_OK;
+}

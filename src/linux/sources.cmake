@@ -1,0 +1,13 @@
+# Portable Linux plan code (rule tables, explain): compiled on every host.
+set(SBX_LINUX_PORTABLE_SOURCES
+  ${PROJECT_SOURCE_DIR}/src/linux/explain.c
+  ${PROJECT_SOURCE_DIR}/src/linux/seccomp_rules.c
+  ${PROJECT_SOURCE_DIR}/src/linux/landlock_rules.c
+)
+# Linux-only: system calls.
+set(SBX_LINUX_BACKEND_SOURCES
+  ${PROJECT_SOURCE_DIR}/src/linux/backend.c
+  ${PROJECT_SOURCE_DIR}/src/linux/seccomp.c
+  ${PROJECT_SOURCE_DIR}/src/linux/landlock.c
+  ${PROJECT_SOURCE_DIR}/src/linux/caps.c
+)

@@ -1,0 +1,32 @@
+/* The backend for platforms without one: confinement requested is refused, so
+ * a launcher fails closed instead of running the command unconfined. */
+#include "../backend.h"
+
+#include <string.h>
+
+int sbx_backend_enforce(const sandbox_policy *policy, const char *const argv[],
+                        sandbox_result *result)
+{
+    (void)policy;
+    (void)argv;
+    return sbx_fail(&result->error, SANDBOX_E_UNSUPPORTED, 0,
+                    "this platform has no sandbox backend; refusing to run the command unconfined");
+}
+
+void sbx_backend_self_test(sandbox_report *report)
+{
+    strcpy(report->platform, "other");
+    strcpy(report->network.detail, "no sandbox backend for this platform");
+    strcpy(report->filesystem.detail, "no sandbox backend for this platform");
+    strcpy(report->read_only.detail, "no sandbox backend for this platform");
+}
+
+int sbx_backend_network_available(void)
+{
+    return 0;
+}
+
+int sbx_backend_fs_available(void)
+{
+    return 0;
+}

@@ -1,0 +1,6 @@
+# Platform-neutral core, compiled on every host.
+set(SBX_CORE_SOURCES
+  ${PROJECT_SOURCE_DIR}/src/policy.c
+  ${PROJECT_SOURCE_DIR}/src/util.c
+  ${PROJECT_SOURCE_DIR}/src/sandbox.c
+)

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The launcher's interface: help, version, usage errors, JSON, exit codes.
+. "$SBX_TESTLIB"
+
+expect_status 0 "--help exits 0" "$L" --help
+expect_output_has "--no-network" "--help lists the flags"
+expect_status 0 "--version exits 0" "$L" --version
+expect_output_has "sandbox-exec-launcher 0." "--version prints the version"
+expect_status 2 "an unknown flag is a usage error" "$L" --frobnicate -- true
+expect_output_has "unknown option --frobnicate" "the usage error names the flag"
+expect_status 2 "a missing command is a usage error" "$L" --sandbox
+expect_status 2 "a missing --project value is a usage error" "$L" --project
+expect_status 2 "a relative --add-dir is a usage error" "$L" --add-dir rel -- true
+expect_status 2 "an unknown --target is a usage error" "$L" --explain --target plan9 -- true
+
+expect_status 0 "--self-test exits 0" "$L" --self-test
+expect_status 0 "--self-test --json exits 0" "$L" --self-test --json
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "network" in d and "filesystem" in d and "read_only" in d' "$_out"; then
+  pass "--self-test --json is valid JSON with every dimension"
+else
+  fail "--self-test --json is not valid JSON"; cat "$_out"
+fi
+
+expect_status 0 "--explain --json exits 0" "$L" --explain --json --project /tmp -- echo hi
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["argv"]==["echo","hi"], d["argv"]' "$_out"; then
+  pass "--explain --json has the exact argv"
+else
+  fail "--explain --json argv is wrong"; cat "$_out"
+fi
+
+# Exit codes once the command runs under the default (--sandbox) policy.
+expect_status 7 "the command's own exit status comes back" "$L" -- sh -c 'exit 7'
+expect_status 127 "a missing command exits 127" "$L" -- /nonexistent/command
+expect_status 127 "a command not on PATH exits 127" "$L" -- no-such-command-sbx
+expect_status 126 "a non-executable file exits 126" "$L" -- /etc/hostname
+expect_status 0 "an all-off policy cannot be asked for, --sandbox is the default" "$L" true
+finish
