@@ -152,6 +152,43 @@ SANDBOX_API int sandbox_enforce(const sandbox_policy *policy, const char *const 
                                 sandbox_result *result);
 SANDBOX_API void sandbox_result_clear(sandbox_result *result);
 
+/* ---- spawning ------------------------------------------------------------ */
+
+typedef struct sandbox_spawn_options {
+    const char *working_dir; /* chdir in the child; NULL keeps the parent's */
+    int stdin_fd;            /* made the child's fd 0; -1 keeps the parent's */
+    int stdout_fd;           /* made the child's fd 1; -1 keeps the parent's */
+    int stderr_fd;           /* made the child's fd 2; -1 keeps the parent's */
+    const int *keep_fds;     /* further descriptors the child keeps, same numbers */
+    size_t n_keep_fds;       /* every other descriptor above 2 is closed */
+} sandbox_spawn_options;
+
+typedef struct sandbox_process {
+    long pid;        /* the child's process id */
+    void *handle;    /* Windows: the process HANDLE; NULL elsewhere */
+    int enforcement; /* enum sandbox_enforcement: how the child was confined */
+} sandbox_process;
+
+/* Defaults: inherit working directory and stdio, keep no other descriptor. */
+SANDBOX_API void sandbox_spawn_options_init(sandbox_spawn_options *options);
+
+/*
+ * Start argv as a confined child, without going through the launcher. Safe in
+ * a multi-threaded host: everything that allocates or can fail slowly is done
+ * before the fork, and the child runs only async-signal-safe system calls. A
+ * failure in the child is reported back (step and errno) and the child exits
+ * 126 without running the command. envp NULL keeps the caller's environment.
+ * `options` may be NULL for the defaults. Returns SANDBOX_OK with `process`
+ * filled, or an error code with `error` filled (then no command ran).
+ */
+SANDBOX_API int sandbox_spawn(const sandbox_policy *policy, const char *const argv[],
+                              const char *const envp[], const sandbox_spawn_options *options,
+                              sandbox_process *process, sandbox_error *error);
+
+/* Wait for a spawned child. *status receives the wait status as waitpid(2)
+ * reports it on POSIX systems, and the exit code on Windows. */
+SANDBOX_API int sandbox_wait(sandbox_process *process, int *status, sandbox_error *error);
+
 /* ---- probes -------------------------------------------------------------- */
 
 typedef struct sandbox_capability {

@@ -49,6 +49,40 @@ int sandbox_enforce(const sandbox_policy *policy, const char *const argv[], sand
     return sbx_backend_enforce(policy, argv, result);
 }
 
+void sandbox_spawn_options_init(sandbox_spawn_options *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->stdin_fd = o->stdout_fd = o->stderr_fd = -1;
+}
+
+int sandbox_spawn(const sandbox_policy *policy, const char *const argv[], const char *const envp[],
+                  const sandbox_spawn_options *options, sandbox_process *process,
+                  sandbox_error *error)
+{
+    sandbox_spawn_options defaults;
+    sbx_error_clear(error);
+    if (!policy || !process)
+        return sbx_fail(error, SANDBOX_E_INVALID, 0, "spawn needs a policy and a process");
+    if (!argv || !argv[0] || !argv[0][0])
+        return sbx_fail(error, SANDBOX_E_INVALID, 0, "no command was given");
+    if (!options) {
+        sandbox_spawn_options_init(&defaults);
+        options = &defaults;
+    }
+    memset(process, 0, sizeof *process);
+    return sbx_backend_spawn(policy, argv, envp, options, process, error);
+}
+
+int sandbox_wait(sandbox_process *process, int *status, sandbox_error *error)
+{
+    sbx_error_clear(error);
+    if (!process || !status || process->pid <= 0)
+        return sbx_fail(error, SANDBOX_E_INVALID, 0, "no spawned process to wait for");
+    return sbx_backend_wait(process, status, error);
+}
+
 int sandbox_self_test(sandbox_report *report)
 {
     if (!report)

@@ -198,3 +198,22 @@ void sbx_backend_self_test(sandbox_report *rep)
     strcpy(rep->internet_only.detail, "internet-only network is not enforced on Linux yet");
     strcpy(rep->protected_paths.detail, "protected paths are not implemented on Linux yet");
 }
+
+int sbx_backend_spawn(const sandbox_policy *policy, const char *const argv[],
+                      const char *const envp[], const sandbox_spawn_options *options,
+                      sandbox_process *process, sandbox_error *error)
+{
+    (void)policy;
+    (void)argv;
+    (void)envp;
+    (void)options;
+    (void)process;
+    return sbx_fail(error, SANDBOX_E_UNSUPPORTED, 0, "sandbox_spawn is not available on this platform yet");
+}
+
+int sbx_backend_wait(sandbox_process *process, int *status, sandbox_error *error)
+{
+    (void)process;
+    (void)status;
+    return sbx_fail(error, SANDBOX_E_UNSUPPORTED, 0, "sandbox_wait is not available on this platform yet");
+}

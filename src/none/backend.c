@@ -30,3 +30,22 @@ int sbx_backend_fs_available(void)
 {
     return 0;
 }
+
+int sbx_backend_spawn(const sandbox_policy *policy, const char *const argv[],
+                      const char *const envp[], const sandbox_spawn_options *options,
+                      sandbox_process *process, sandbox_error *error)
+{
+    (void)policy;
+    (void)argv;
+    (void)envp;
+    (void)options;
+    (void)process;
+    return sbx_fail(error, SANDBOX_E_UNSUPPORTED, 0, "sandbox_spawn is not available on this platform yet");
+}
+
+int sbx_backend_wait(sandbox_process *process, int *status, sandbox_error *error)
+{
+    (void)process;
+    (void)status;
+    return sbx_fail(error, SANDBOX_E_UNSUPPORTED, 0, "sandbox_wait is not available on this platform yet");
+}
