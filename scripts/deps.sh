@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages the build, the tests and the demo need, and
+# only those that are missing (an up-to-date machine makes no network call).
+# Usage: scripts/deps.sh [extra-package...]
+set -euo pipefail
+packages=(build-essential cmake pkg-config libseccomp-dev libcmocka-dev python3 git
+          util-linux iproute2 procps "$@")
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+  echo "deps: missing packages: ${missing[*]}; run as root or install them first" >&2
+  exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

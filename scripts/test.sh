@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh Debian 12 machine: install what is
+# missing, build with warnings as errors, run every test (unit, real-kernel
+# enforcement as root and as nobody, install), then again under ASan+UBSan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+start=$SECONDS
+
+echo "== build and test (default preset: RelWithDebInfo, -Werror)"
+cmake --preset default >/dev/null
+cmake --build --preset default -j"$(nproc)"
+ctest --preset default -j2
+
+echo "== build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake --preset asan >/dev/null
+cmake --build --preset asan -j"$(nproc)"
+ctest --preset asan -j2 -LE install
+
+if [ -x scripts/test-windows.sh ] && [ "${SANDBOX_SKIP_WINDOWS:-0}" != 1 ]; then
+  echo "== Windows backend: cross-compiled with mingw-w64, tested under wine"
+  bash scripts/test-windows.sh
+fi
+echo "== all tests passed in $((SECONDS - start)) s"
