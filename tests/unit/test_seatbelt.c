@@ -1,0 +1,549 @@
+#define _POSIX_C_SOURCE 200809L
+/* The portable Seatbelt renderer: golden profiles per mode, canonical paths,
+ * hostile paths, the sandbox-exec argv and the SBPL string escaper. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "macos/seatbelt.h"
+
+/* ---- helpers ---- */
+
+/* A deterministic policy: nothing read from the environment or the cwd. */
+static sandbox_policy *policy(int network, int fs, const char *project)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    assert_non_null(p);
+    assert_int_equal(sandbox_policy_set_network(p, network), SANDBOX_OK);
+    assert_int_equal(sandbox_policy_set_filesystem(p, fs), SANDBOX_OK);
+    assert_int_equal(sandbox_policy_set_project_root(p, project), SANDBOX_OK);
+    assert_int_equal(sandbox_policy_set_working_dir(p, project), SANDBOX_OK);
+    assert_int_equal(sandbox_policy_set_temp_dir(p, "/var/folders/ab/cd/T"), SANDBOX_OK);
+    return p;
+}
+
+static void plan_for(const sandbox_policy *p, const char *const argv[], sbx_canon_fn canon,
+                     sbx_seatbelt_plan *plan)
+{
+    sbx_resolved r;
+    sandbox_error err;
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_MACOS, &r, &err), SANDBOX_OK);
+    assert_int_equal(sbx_seatbelt_plan_build(&r, argv, canon, plan, &err), SANDBOX_OK);
+    sbx_resolved_free(&r);
+}
+
+static const char *const cmd[] = {"echo", "hi", NULL};
+
+static const char *param(const sbx_seatbelt_plan *plan, const char *key)
+{
+    size_t i;
+    for (i = 0; i < plan->n_params; i++)
+        if (strcmp(plan->params[i].key, key) == 0)
+            return plan->params[i].value;
+    return NULL;
+}
+
+/* ---- golden profiles ---- */
+
+#define NET_RULES                                                                   \
+    "; network: no internet or other remote socket; local AF_UNIX is spared\n"    \
+    "(deny network*)\n"                                                            \
+    "(allow network* (local unix-socket) (remote unix-socket))\n"                  \
+    "; except DNS, which would carry data out through the resolver\n"             \
+    "(deny network-outbound\n"                                                     \
+    "  (remote unix-socket (path-literal \"/var/run/mDNSResponder\"))\n"           \
+    "  (remote unix-socket (path-literal \"/private/var/run/mDNSResponder\")))\n"
+
+/* project=workdir, TMPDIR=/var/folders/..., /tmp and /dev: 6 spellings. */
+#define WRITE_RULES                                                                 \
+    "; filesystem: writes only beneath the writable roots, each by its literal\n" \
+    "; and its canonical path (the kernel reports /tmp as /private/tmp)\n"        \
+    "(deny file-write*)\n"                                                          \
+    "(allow file-write*\n"                                                          \
+    "  (subpath (param \"WRITABLE_ROOT_0\"))\n"                                     \
+    "  (subpath (param \"WRITABLE_ROOT_1\"))\n"                                     \
+    "  (subpath (param \"WRITABLE_ROOT_2\"))\n"                                     \
+    "  (subpath (param \"WRITABLE_ROOT_3\"))\n"                                     \
+    "  (subpath (param \"WRITABLE_ROOT_4\"))\n"                                     \
+    "  (subpath (param \"WRITABLE_ROOT_5\")))\n"
+
+#define ALLOW_HEAD                                                                  \
+    "(version 1)\n"                                                                 \
+    "; libsandbox profile: allow by default, then take away what was asked\n"      \
+    "(allow default)\n"
+
+static const char golden_net[] = ALLOW_HEAD NET_RULES;
+static const char golden_fs[] = ALLOW_HEAD WRITE_RULES;
+static const char golden_both[] = ALLOW_HEAD NET_RULES WRITE_RULES;
+static const char golden_read_only[] =
+    "(version 1)\n"
+    "; libsandbox read-only profile: everything not listed is refused\n"
+    "(deny default)\n"
+    "; running programs; children inherit this profile\n"
+    "(allow process-exec* process-fork)\n"
+    "(allow file-map-executable)\n"
+    "; every file read\n"
+    "(allow file-read*)\n"
+    "; sysctl reads (no sysctl-write)\n"
+    "(allow sysctl-read)\n"
+    "; process information and signals, only within this sandbox\n"
+    "(allow process-info* (target same-sandbox))\n"
+    "(allow signal (target same-sandbox))\n"
+    "; writes only to the discard devices and the terminal\n"
+    "(allow file-write-data\n"
+    "  (literal \"/dev/null\")\n"
+    "  (literal \"/dev/zero\")\n"
+    "  (literal \"/dev/tty\")\n"
+    "  (regex #\"^/dev/ttys[0-9]+$\"))\n"
+    "; user and group lookups, and preference reads\n"
+    "(allow mach-lookup\n"
+    "  (global-name \"com.apple.system.opendirectoryd.libinfo\")\n"
+    "  (global-name \"com.apple.system.opendirectoryd.membership\")\n"
+    "  (global-name \"com.apple.cfprefsd.daemon\")\n"
+    "  (global-name \"com.apple.cfprefsd.agent\"))\n"
+    "(allow user-preference-read)\n";
+
+static void check_golden(int network, int fs, const char *golden, size_t n_params)
+{
+    sandbox_policy *p = policy(network, fs, "/Users/me/proj");
+    sbx_seatbelt_plan plan;
+    plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+    assert_string_equal(plan.profile, golden);
+    assert_int_equal(plan.n_params, n_params);
+    sbx_seatbelt_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+static void test_golden_network_only(void **state)
+{
+    (void)state;
+    check_golden(SANDBOX_NETWORK_DENY, SANDBOX_FS_UNRESTRICTED, golden_net, 0);
+}
+
+static void test_golden_confined_only(void **state)
+{
+    (void)state;
+    check_golden(SANDBOX_NETWORK_ALLOW, SANDBOX_FS_CONFINED, golden_fs, 6);
+}
+
+static void test_golden_network_and_confined(void **state)
+{
+    (void)state;
+    check_golden(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED, golden_both, 6);
+}
+
+static void test_golden_read_only_is_fixed_and_has_no_params(void **state)
+{
+    (void)state;
+    /* Read-only implies no network whatever was set, and the same text. */
+    check_golden(SANDBOX_NETWORK_ALLOW, SANDBOX_FS_READ_ONLY, golden_read_only, 0);
+    check_golden(SANDBOX_NETWORK_DENY, SANDBOX_FS_READ_ONLY, golden_read_only, 0);
+}
+
+static void test_read_only_refuses_unix_sockets_and_writes(void **state)
+{
+    (void)state;
+    /* Nothing in the read-only profile gives back a socket or a file write. */
+    assert_null(strstr(golden_read_only, "network"));
+    assert_null(strstr(golden_read_only, "unix-socket"));
+    assert_null(strstr(golden_read_only, "file-write*"));
+    assert_null(strstr(golden_read_only, "(allow default"));
+    assert_null(strstr(golden_read_only, "(allow sysctl-write"));
+    assert_null(strstr(golden_read_only, "(allow user-preference-write"));
+    assert_null(strstr(golden_read_only, "ipc-"));
+    assert_null(strstr(golden_read_only, "iokit"));
+    assert_null(strstr(golden_read_only, "appleevent"));
+}
+
+static void test_internet_only_is_refused_not_weakened(void **state)
+{
+    sandbox_policy *p = policy(SANDBOX_NETWORK_INTERNET_ONLY, SANDBOX_FS_CONFINED, "/p");
+    sbx_resolved r;
+    sbx_seatbelt_plan plan;
+    sandbox_error err;
+    (void)state;
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_MACOS, &r, &err), SANDBOX_OK);
+    assert_int_equal(sbx_seatbelt_plan_build(&r, cmd, sbx_macos_canon_textual, &plan, &err),
+                     SANDBOX_E_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "internet-only"));
+    assert_null(plan.profile);
+    assert_null(plan.argv);
+    sbx_resolved_free(&r);
+    sandbox_policy_free(p);
+}
+
+/* ---- canonical paths ---- */
+
+static void expect_canon(const char *in, const char *want)
+{
+    char *out = NULL;
+    sandbox_error err;
+    assert_int_equal(sbx_macos_canon_textual(in, &out, &err), SANDBOX_OK);
+    assert_string_equal(out, want);
+    free(out);
+}
+
+static void test_firmlink_map_is_textual_and_exact(void **state)
+{
+    (void)state;
+    expect_canon("/tmp", "/private/tmp");
+    expect_canon("/tmp/build", "/private/tmp/build");
+    expect_canon("/var", "/private/var");
+    expect_canon("/var/folders/ab/cd/T", "/private/var/folders/ab/cd/T");
+    expect_canon("/etc", "/private/etc");
+    expect_canon("/etc/ssh", "/private/etc/ssh");
+    /* Only whole components: these are not firmlinked names. */
+    expect_canon("/tmpfoo", "/tmpfoo");
+    expect_canon("/variable/x", "/variable/x");
+    expect_canon("/etcetera", "/etcetera");
+    expect_canon("/home/tmp", "/home/tmp");
+    expect_canon("/Users/me/proj", "/Users/me/proj");
+    /* Already canonical stays as is (no /private/private). */
+    expect_canon("/private/tmp", "/private/tmp");
+    expect_canon("/private/var/folders/x", "/private/var/folders/x");
+    expect_canon("/", "/");
+}
+
+static void test_each_root_by_literal_and_canonical_deduplicated(void **state)
+{
+    sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED, "/Users/me/proj");
+    sbx_seatbelt_plan plan;
+    size_t i, j;
+    (void)state;
+    plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+    /* project (= workdir, deduplicated by resolve), TMPDIR, /tmp, /dev */
+    assert_int_equal(plan.n_roots, 4);
+    assert_string_equal(param(&plan, "WRITABLE_ROOT_0"), "/Users/me/proj");
+    assert_string_equal(param(&plan, "WRITABLE_ROOT_1"), "/var/folders/ab/cd/T");
+    assert_string_equal(param(&plan, "WRITABLE_ROOT_2"), "/private/var/folders/ab/cd/T");
+    assert_string_equal(param(&plan, "WRITABLE_ROOT_3"), "/tmp");
+    assert_string_equal(param(&plan, "WRITABLE_ROOT_4"), "/private/tmp");
+    assert_string_equal(param(&plan, "WRITABLE_ROOT_5"), "/dev");
+    for (i = 0; i < plan.n_params; i++)
+        for (j = i + 1; j < plan.n_params; j++)
+            assert_string_not_equal(plan.params[i].value, plan.params[j].value);
+    for (i = 0; i < plan.n_roots; i++)
+        if (strcmp(plan.roots[i].path, "/tmp") == 0)
+            assert_string_equal(plan.roots[i].canonical, "/private/tmp");
+    sbx_seatbelt_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+static void test_canonical_and_literal_roots_collapse(void **state)
+{
+    /* A project that is already /private/tmp/x and a TMPDIR of /private/tmp:
+     * every spelling appears exactly once. */
+    sandbox_policy *p = policy(SANDBOX_NETWORK_ALLOW, SANDBOX_FS_CONFINED, "/private/tmp/x");
+    sbx_seatbelt_plan plan;
+    (void)state;
+    assert_int_equal(sandbox_policy_set_temp_dir(p, "/private/tmp"), SANDBOX_OK);
+    assert_int_equal(sandbox_policy_add_writable_dir(p, "/tmp/x"), SANDBOX_OK);
+    plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+    /* /private/tmp/x, /tmp/x, /private/tmp, /tmp, /dev */
+    assert_int_equal(plan.n_params, 5);
+    assert_string_equal(plan.params[0].value, "/private/tmp/x");
+    assert_string_equal(plan.params[1].value, "/tmp/x");
+    assert_string_equal(plan.params[2].value, "/private/tmp");
+    assert_string_equal(plan.params[3].value, "/tmp");
+    assert_string_equal(plan.params[4].value, "/dev");
+    sbx_seatbelt_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+/* A stand-in for realpath: a symlinked project resolves elsewhere. */
+static int fake_realpath(const char *path, char **out, sandbox_error *err)
+{
+    if (strcmp(path, "/Users/me/link") == 0) {
+        *out = sbx_strdup("/Volumes/Data/proj");
+        return *out ? SANDBOX_OK : SANDBOX_E_NOMEM;
+    }
+    if (strcmp(path, "/Users/me/unreadable") == 0)
+        return sbx_fail(err, SANDBOX_E_PATH, 13, "cannot resolve the writable directory");
+    return sbx_macos_canon_textual(path, out, err);
+}
+
+static void test_canonicalizer_output_is_used_and_its_failure_fails_closed(void **state)
+{
+    sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED, "/Users/me/link");
+    sbx_seatbelt_plan plan;
+    sbx_resolved r;
+    sandbox_error err;
+    (void)state;
+    plan_for(p, cmd, fake_realpath, &plan);
+    assert_string_equal(plan.roots[0].path, "/Users/me/link");
+    assert_string_equal(plan.roots[0].canonical, "/Volumes/Data/proj");
+    assert_string_equal(param(&plan, "WRITABLE_ROOT_0"), "/Users/me/link");
+    assert_string_equal(param(&plan, "WRITABLE_ROOT_1"), "/Volumes/Data/proj");
+    sbx_seatbelt_plan_free(&plan);
+
+    assert_int_equal(sandbox_policy_add_writable_dir(p, "/Users/me/unreadable"), SANDBOX_OK);
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_MACOS, &r, &err), SANDBOX_OK);
+    assert_int_equal(sbx_seatbelt_plan_build(&r, cmd, fake_realpath, &plan, &err), SANDBOX_E_PATH);
+    assert_null(plan.argv);
+    sbx_resolved_free(&r);
+    sandbox_policy_free(p);
+}
+
+static void test_every_root_kind_is_rendered_generically(void **state)
+{
+    /* Roots of any kind, including ones later issues add, become params. */
+    sbx_resolved r;
+    sbx_seatbelt_plan plan;
+    sandbox_error err;
+    struct sbx_root roots[3];
+    char a[] = "/Users/me/.cache/pkg", b[] = "/opt/scratch", c[] = "/var/tmp/x";
+    (void)state;
+    memset(&r, 0, sizeof r);
+    r.target = SANDBOX_TARGET_MACOS;
+    r.network = SANDBOX_NETWORK_ALLOW;
+    r.filesystem = SANDBOX_FS_CONFINED;
+    roots[0].path = a;
+    roots[0].kind = 99; /* a kind this renderer has never heard of */
+    roots[1].path = b;
+    roots[1].kind = SBX_ROOT_ADDED;
+    roots[2].path = c;
+    roots[2].kind = 100;
+    r.roots = roots;
+    r.n_roots = 3;
+    assert_int_equal(sbx_seatbelt_plan_build(&r, cmd, sbx_macos_canon_textual, &plan, &err),
+                     SANDBOX_OK);
+    assert_int_equal(plan.n_params, 4);
+    assert_string_equal(plan.params[0].value, a);
+    assert_string_equal(plan.params[1].value, b);
+    assert_string_equal(plan.params[2].value, c);
+    assert_string_equal(plan.params[3].value, "/private/var/tmp/x");
+    assert_non_null(strstr(plan.profile, "(subpath (param \"WRITABLE_ROOT_3\"))"));
+    sbx_seatbelt_plan_free(&plan);
+}
+
+/* ---- hostile paths ---- */
+
+static const char *const hostile[] = {
+    "/Users/me/a\"b",
+    "/Users/me/back\\slash\\x",
+    "/Users/me/pa(ren)s)",
+    "/Users/me/new\nline",
+    "/Users/me/semi;colon",
+    "/Users/me/regex#\"x\"",
+    "/Users/me/\")) (allow default) (allow network*) ((\"",
+    "/Users/me/non-utf8-\xff\xfe\x80",
+    "/Users/me/ctl\x01\x1b[0m\x7f",
+    "/Users/me/param\" (param \"WRITABLE_ROOT_0",
+    "/Users/me/equals=sign -D X=1 --",
+};
+
+static void test_hostile_paths_never_change_the_profile(void **state)
+{
+    sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED, "/Users/me/plain");
+    sbx_seatbelt_plan ref, plan;
+    size_t i, j;
+    (void)state;
+    plan_for(p, cmd, sbx_macos_canon_textual, &ref);
+    sandbox_policy_free(p);
+    for (i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+        char want[512];
+        p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED, hostile[i]);
+        plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+        /* The profile is byte-identical: the path is not in it at all. */
+        assert_string_equal(plan.profile, ref.profile);
+        assert_int_equal(plan.n_params, ref.n_params);
+        assert_int_equal(plan.argc, ref.argc);
+        /* Only the -D value differs, and it carries the path verbatim. */
+        assert_string_equal(param(&plan, "WRITABLE_ROOT_0"), hostile[i]);
+        snprintf(want, sizeof want, "WRITABLE_ROOT_0=%s", hostile[i]);
+        assert_string_equal(plan.argv[4], want);
+        for (j = 0; j < plan.argc; j++)
+            if (j != 4)
+                assert_string_equal(plan.argv[j], ref.argv[j]);
+        sbx_seatbelt_plan_free(&plan);
+        sandbox_policy_free(p);
+    }
+    sbx_seatbelt_plan_free(&ref);
+}
+
+/* ---- argv ---- */
+
+static void test_argv_is_sandbox_exec_profile_params_then_command(void **state)
+{
+    static const char *const dash_cmd[] = {"-rf", "--", "x y", NULL};
+    sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED, "/Users/me/proj");
+    sbx_seatbelt_plan plan;
+    size_t i;
+    char **argv;
+    (void)state;
+    plan_for(p, dash_cmd, sbx_macos_canon_textual, &plan);
+    assert_int_equal(plan.argc, 3 + 2 * 6 + 1 + 3);
+    assert_string_equal(plan.argv[0], "/usr/bin/sandbox-exec");
+    assert_string_equal(plan.argv[1], "-p");
+    assert_string_equal(plan.argv[2], plan.profile);
+    for (i = 0; i < plan.n_params; i++) {
+        char want[256];
+        snprintf(want, sizeof want, "%s=%s", plan.params[i].key, plan.params[i].value);
+        assert_string_equal(plan.argv[3 + 2 * i], "-D");
+        assert_string_equal(plan.argv[4 + 2 * i], want);
+    }
+    /* "--" before the command, so a command starting with '-' stays one. */
+    assert_string_equal(plan.argv[15], "--");
+    assert_string_equal(plan.argv[16], "-rf");
+    assert_string_equal(plan.argv[17], "--");
+    assert_string_equal(plan.argv[18], "x y");
+    assert_null(plan.argv[19]);
+    /* Detached argv is freed like sandbox_result_clear() does. */
+    argv = sbx_seatbelt_take_argv(&plan);
+    assert_null(plan.argv);
+    for (i = 0; argv[i]; i++)
+        free(argv[i]);
+    free(argv);
+    sbx_seatbelt_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+static void test_argv_with_no_command_ends_with_double_dash(void **state)
+{
+    static const char *const none[] = {NULL};
+    sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_UNRESTRICTED, "/p");
+    sbx_seatbelt_plan plan;
+    (void)state;
+    plan_for(p, none, sbx_macos_canon_textual, &plan);
+    assert_int_equal(plan.argc, 4);
+    assert_string_equal(plan.argv[3], "--");
+    assert_null(plan.argv[4]);
+    sbx_seatbelt_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+/* ---- the escaper ---- */
+
+/* Read one SBPL string literal back: returns the decoded text, or NULL when
+ * `lit` is not exactly one literal (unterminated, or text after the close). */
+static char *read_literal(const char *lit)
+{
+    size_t n = strlen(lit), i, k = 0;
+    char *out = malloc(n + 1);
+    assert_non_null(out);
+    if (lit[0] != '"')
+        goto bad;
+    for (i = 1; i < n; i++) {
+        if (lit[i] == '\\') {
+            if (++i >= n)
+                goto bad;
+            out[k++] = lit[i];
+        } else if (lit[i] == '"') {
+            if (i != n - 1)
+                goto bad;
+            out[k] = '\0';
+            return out;
+        } else {
+            out[k++] = lit[i];
+        }
+    }
+bad:
+    free(out);
+    return NULL;
+}
+
+static void test_escaper_round_trips_and_stays_one_literal(void **state)
+{
+    static const char *const ok[] = {
+        "", "/plain", "a\"b", "\\", "\\\"", "\"\"\"", "x\\", "#\"re\"", "))(allow default)((",
+        ";comment", "\xff\xfe\xc3\xa9", "\\\\\"\\",
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        sbx_buf b;
+        char *lit, *back;
+        sbx_buf_init(&b);
+        assert_int_equal(sbx_sbpl_string(&b, ok[i]), SANDBOX_OK);
+        lit = sbx_buf_take(&b);
+        assert_non_null(lit);
+        back = read_literal(lit);
+        assert_non_null(back);
+        assert_string_equal(back, ok[i]);
+        free(back);
+        free(lit);
+    }
+}
+
+static void test_escaper_refuses_control_bytes(void **state)
+{
+    static const char *const bad[] = {"a\nb", "\r", "\t", "x\x1b", "\x7f", "\x01"};
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sbx_buf b;
+        sbx_buf_init(&b);
+        assert_int_equal(sbx_sbpl_string(&b, bad[i]), SANDBOX_E_INVALID);
+        assert_int_equal(b.len, 0);
+        sbx_buf_free(&b);
+    }
+}
+
+/* ---- explain ---- */
+
+static void test_explain_json_carries_profile_params_and_argv(void **state)
+{
+    sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED, "/Users/me/a\"b\n");
+    sandbox_error err;
+    char *out = NULL;
+    (void)state;
+    assert_int_equal(sandbox_explain(p, cmd, SANDBOX_TARGET_MACOS, 1, &out, &err), SANDBOX_OK);
+    assert_non_null(strstr(out, "\"target\":\"macos\""));
+    assert_non_null(strstr(out, "\"profile\":\"(version 1)\\u000a"));
+    assert_non_null(strstr(out, "\"params\":{\"WRITABLE_ROOT_0\":\"/Users/me/a\\\"b\\u000a\""));
+    assert_non_null(strstr(out, "\"argv\":[\"/usr/bin/sandbox-exec\",\"-p\",\"(version 1)"));
+    assert_non_null(strstr(out, "\"--\",\"echo\",\"hi\"]}"));
+    sandbox_free(out);
+    assert_int_equal(sandbox_explain(p, cmd, SANDBOX_TARGET_MACOS, 0, &out, &err), SANDBOX_OK);
+    assert_non_null(strstr(out, "target:      macos"));
+    /* A newline in a path is shown escaped, never as a forged line. */
+    assert_non_null(strstr(out, "\"/Users/me/a\\\"b\\u000a\""));
+    sandbox_free(out);
+    sandbox_policy_free(p);
+}
+
+static void test_explain_all_off_runs_argv_unchanged(void **state)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    sandbox_error err;
+    char *out = NULL;
+    (void)state;
+    assert_int_equal(sandbox_policy_set_working_dir(p, "/w"), SANDBOX_OK);
+    assert_int_equal(sandbox_explain(p, cmd, SANDBOX_TARGET_MACOS, 1, &out, &err), SANDBOX_OK);
+    assert_non_null(strstr(out, "\"profile\":null"));
+    assert_non_null(strstr(out, "\"argv\":[\"echo\",\"hi\"]"));
+    sandbox_free(out);
+    sandbox_policy_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_golden_network_only),
+        cmocka_unit_test(test_golden_confined_only),
+        cmocka_unit_test(test_golden_network_and_confined),
+        cmocka_unit_test(test_golden_read_only_is_fixed_and_has_no_params),
+        cmocka_unit_test(test_read_only_refuses_unix_sockets_and_writes),
+        cmocka_unit_test(test_internet_only_is_refused_not_weakened),
+        cmocka_unit_test(test_firmlink_map_is_textual_and_exact),
+        cmocka_unit_test(test_each_root_by_literal_and_canonical_deduplicated),
+        cmocka_unit_test(test_canonical_and_literal_roots_collapse),
+        cmocka_unit_test(test_canonicalizer_output_is_used_and_its_failure_fails_closed),
+        cmocka_unit_test(test_every_root_kind_is_rendered_generically),
+        cmocka_unit_test(test_hostile_paths_never_change_the_profile),
+        cmocka_unit_test(test_argv_is_sandbox_exec_profile_params_then_command),
+        cmocka_unit_test(test_argv_with_no_command_ends_with_double_dash),
+        cmocka_unit_test(test_escaper_round_trips_and_stays_one_literal),
+        cmocka_unit_test(test_escaper_refuses_control_bytes),
+        cmocka_unit_test(test_explain_json_carries_profile_params_and_argv),
+        cmocka_unit_test(test_explain_all_off_runs_argv_unchanged),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
