@@ -10,15 +10,13 @@
  *                   empty for now, later issues add them here
  * A new network mode is one more case in render_network(); protected paths
  * are rules appended in render_protected(), after everything they override. */
+#define _XOPEN_SOURCE 700 /* POSIX.1-2008 with XSI: realpath(path, NULL) */
 #if defined(__APPLE__)
 #  define _DARWIN_C_SOURCE
-#else
-#  define _POSIX_C_SOURCE 200809L
 #endif
 #include "seatbelt.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,14 +79,12 @@ int sbx_macos_canon_textual(const char *path, char **out, sandbox_error *err)
 int sbx_macos_canon_host(const char *path, char **out, sandbox_error *err)
 {
 #if defined(__APPLE__)
-    char buf[PATH_MAX];
-    *out = NULL;
-    if (realpath(path, buf)) {
-        *out = sbx_strdup(buf);
-        if (!*out)
-            return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while canonicalizing");
+    /* realpath(path, NULL) allocates: no PATH_MAX buffer to overflow. */
+    *out = realpath(path, NULL);
+    if (*out)
         return SANDBOX_OK;
-    }
+    if (errno == ENOMEM)
+        return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while canonicalizing");
     /* A root that does not exist yet (a build output dir) stays writable once
      * created; the kernel will then report it under its firmlinked name. Any
      * other failure (EACCES, ELOOP) means we cannot know what the kernel will
