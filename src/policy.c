@@ -163,11 +163,15 @@ void sbx_resolved_free(sbx_resolved *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Drop trailing separators ("/a/b/" -> "/a/b") but keep a lone root. */
+/* Drop trailing separators ("/a/b/" -> "/a/b") but keep a lone root. A
+ * backslash separates only in Windows-style paths: on unix it is an ordinary
+ * character, and "/x/proj\\" is a different directory from "/x/proj". */
 static void trim_trailing_sep(char *s)
 {
     size_t n = strlen(s);
-    while (n > 1 && (s[n - 1] == '/' || s[n - 1] == '\\') && !(n == 3 && s[1] == ':'))
+    int windows = s[0] != '/';
+    while (n > 1 && (s[n - 1] == '/' || (windows && s[n - 1] == '\\')) &&
+           !(n == 3 && s[1] == ':'))
         s[--n] = '\0';
 }
 

@@ -79,9 +79,16 @@ static void test_confined_roots_in_order_without_duplicates(void **state)
     assert_string_equal(r.roots[5].path, "/dev");
     sbx_resolved_free(&r);
 
+    /* On unix a trailing backslash is part of the name, not a separator. */
+    assert_int_equal(sandbox_policy_add_writable_dir(p, "/data/odd\\"), SANDBOX_OK);
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
+    assert_int_equal(r.n_roots, 7);
+    assert_string_equal(r.roots[2].path, "/data/odd\\");
+    sbx_resolved_free(&r);
+
     /* Windows has neither /tmp nor /dev. */
     assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_WINDOWS, &r, &err), SANDBOX_OK);
-    assert_int_equal(r.n_roots, 4);
+    assert_int_equal(r.n_roots, 5);
     sbx_resolved_free(&r);
     sandbox_policy_free(p);
 }
