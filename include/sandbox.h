@@ -167,6 +167,7 @@ typedef struct sandbox_process {
     long pid;        /* the child's process id */
     void *handle;    /* Windows: the process HANDLE; NULL elsewhere */
     int enforcement; /* enum sandbox_enforcement: how the child was confined */
+    void *backend;   /* Windows: what sandbox_wait undoes (ACL grants, profile); NULL elsewhere */
 } sandbox_process;
 
 /* Defaults: inherit working directory and stdio, keep no other descriptor. */
@@ -186,7 +187,9 @@ SANDBOX_API int sandbox_spawn(const sandbox_policy *policy, const char *const ar
                               sandbox_process *process, sandbox_error *error);
 
 /* Wait for a spawned child. *status receives the wait status as waitpid(2)
- * reports it on POSIX systems, and the exit code on Windows. */
+ * reports it on POSIX systems, and the exit code on Windows. On Windows the
+ * wait also revokes the run's ACL grants and deletes its AppContainer profile,
+ * so every successful sandbox_spawn must be paired with a sandbox_wait. */
 SANDBOX_API int sandbox_wait(sandbox_process *process, int *status, sandbox_error *error);
 
 /* ---- probes -------------------------------------------------------------- */
