@@ -1,8 +1,9 @@
 # Portable AppContainer plan and command-line quoting: compiled on every host.
 set(SBX_WINDOWS_PORTABLE_SOURCES
+  ${PROJECT_SOURCE_DIR}/src/windows/plan.c
   ${PROJECT_SOURCE_DIR}/src/windows/explain.c
 )
-# Windows-only.
+# Windows-only: the AppContainer calls.
 set(SBX_WINDOWS_BACKEND_SOURCES
-  ${PROJECT_SOURCE_DIR}/src/none/backend.c
+  ${PROJECT_SOURCE_DIR}/src/windows/backend.c
 )

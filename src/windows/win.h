@@ -1,0 +1,71 @@
+/* Windows-only internals of the AppContainer backend. Included by backend.c
+ * and by the wine tests, which drive one run step by step. */
+#ifndef SANDBOX_WINDOWS_WIN_H
+#define SANDBOX_WINDOWS_WIN_H
+
+#ifndef _WIN32_WINNT
+#  define _WIN32_WINNT 0x0A00
+#endif
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+
+#include "plan.h"
+
+/* Entry points resolved at run time: linking them would make the library
+ * fail to load on systems (and wine) that lack them, instead of failing
+ * closed with a reason. */
+typedef HRESULT(WINAPI *sbx_create_profile_fn)(PCWSTR, PCWSTR, PCWSTR, PSID_AND_ATTRIBUTES, DWORD,
+                                               PSID *);
+typedef HRESULT(WINAPI *sbx_delete_profile_fn)(PCWSTR);
+/* firewallapi.dll; mingw-w64 declares neither. */
+typedef DWORD(WINAPI *sbx_ni_get_fn)(DWORD *, PSID_AND_ATTRIBUTES *);
+typedef DWORD(WINAPI *sbx_ni_set_fn)(DWORD, PSID_AND_ATTRIBUTES);
+
+struct sbx_win_api {
+    HMODULE userenv, firewall;
+    sbx_create_profile_fn create_profile;
+    sbx_delete_profile_fn delete_profile;
+    sbx_ni_get_fn ni_get;
+    sbx_ni_set_fn ni_set;
+};
+
+#ifdef SBX_TEST_HOOKS
+/* Compiled only into the test build of the library. */
+struct sbx_win_hooks {
+    const char *fail_step; /* this step fails as if Windows refused it */
+    int fake_container;    /* skip the profile (wine has none) and use a fixed SID */
+    char trace[1024];      /* the steps done and undone, space-separated */
+};
+#endif
+
+/* One confined run: everything sandbox_wait must undo. */
+struct sbx_win_run {
+    sbx_win_plan plan;
+    struct sbx_win_api api;
+    wchar_t profile[64];
+    int profile_created;
+    PSID container_sid;
+    int container_sid_local; /* 1: LocalFree, 0: FreeSid */
+    PSID cap_sids[SBX_WIN_MAX_CAPS];
+    SID_AND_ATTRIBUTES caps[SBX_WIN_MAX_CAPS];
+    wchar_t **grant_paths; /* UTF-16 copies of plan.grants[i].path */
+    size_t n_granted;      /* grants in force: a prefix of plan.grants */
+    int loopback_added;
+    HANDLE process;
+    DWORD pid;
+#ifdef SBX_TEST_HOOKS
+    struct sbx_win_hooks hooks;
+#endif
+};
+
+/* Plan, confine and start argv. On failure every step already taken is
+ * undone and no process exists. `run` must be zeroed (hooks set) first. */
+int sbx_win_run_start(struct sbx_win_run *run, const sandbox_policy *policy,
+                      const char *const argv[], const char *const envp[],
+                      const sandbox_spawn_options *options, sandbox_error *err);
+/* Revoke grants, drop the loopback exemption, delete the profile, free. */
+void sbx_win_run_undo(struct sbx_win_run *run);
+/* 1 under wine (ntdll exports wine_get_version): nothing is enforced there. */
+int sbx_win_is_wine(void);
+
+#endif
