@@ -109,6 +109,29 @@ static int self_test(int json)
     return 0;
 }
 
+#ifdef _WIN32
+/* Windows cannot confine a running process, so the launcher creates the
+ * confined child itself, waits, and passes its exit code on. Takes `policy`. */
+static int run_spawned(sandbox_policy *policy, char **cmd)
+{
+    sandbox_process proc;
+    sandbox_error err;
+    int status = 0, rc;
+    rc = sandbox_spawn(policy, (const char *const *)cmd, NULL, NULL, &proc, &err);
+    sandbox_policy_free(policy);
+    if (rc != SANDBOX_OK) {
+        /* Fail closed: nothing ran, and any grants were already undone. */
+        fprintf(stderr, PROG ": %s\n", err.message);
+        return EXIT_CANNOT_RUN;
+    }
+    if (sandbox_wait(&proc, &status, &err) != SANDBOX_OK) {
+        fprintf(stderr, PROG ": %s\n", err.message);
+        return EXIT_CANNOT_RUN;
+    }
+    return status;
+}
+#endif
+
 /* Accepts "--name VALUE" and "--name=VALUE". Returns the value, or NULL when
  * argv[*i] is not this option. Sets *missing when the value is absent. */
 static const char *option_value(char **argv, int argc, int *i, const char *name, int *missing)
@@ -242,6 +265,10 @@ int main(int argc, char **argv)
         return 0;
     }
 
+#ifdef _WIN32
+    (void)result;
+    return run_spawned(policy, cmd);
+#else
     rc = sandbox_enforce(policy, (const char *const *)cmd, &result);
     sandbox_policy_free(policy);
     if (rc != SANDBOX_OK) {
@@ -253,13 +280,9 @@ int main(int argc, char **argv)
         fprintf(stderr, PROG ": warning: %s\n", result.warning);
     if (result.enforcement == SANDBOX_EXEC_ARGV)
         cmd = result.argv;
-#ifndef _WIN32
     execvp(cmd[0], cmd);
     rc = errno;
     fprintf(stderr, PROG ": cannot run '%s': %s\n", cmd[0], strerror(rc));
     return rc == ENOENT || rc == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
-#else
-    fprintf(stderr, PROG ": running commands is not implemented on this platform yet\n");
-    return EXIT_CANNOT_RUN;
 #endif
 }
