@@ -1,0 +1,17 @@
+# Cross-compile for 64-bit Windows with Debian's mingw-w64 (gcc-mingw-w64-x86-64)
+# and run the resulting tests under wine (wine64 package).
+set(CMAKE_SYSTEM_NAME Windows)
+set(CMAKE_SYSTEM_PROCESSOR x86_64)
+set(SBX_MINGW_PREFIX x86_64-w64-mingw32)
+set(CMAKE_C_COMPILER ${SBX_MINGW_PREFIX}-gcc)
+set(CMAKE_RC_COMPILER ${SBX_MINGW_PREFIX}-windres)
+set(CMAKE_FIND_ROOT_PATH /usr/${SBX_MINGW_PREFIX})
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+# Tests run through wine; `wine` picks the 64-bit loader for a 64-bit binary.
+find_program(SBX_WINE NAMES wine wine64 PATHS /usr/lib/wine /usr/bin NO_CMAKE_FIND_ROOT_PATH)
+if(SBX_WINE)
+  set(CMAKE_CROSSCOMPILING_EMULATOR ${SBX_WINE})
+endif()
