@@ -67,15 +67,22 @@ static int add_grant(sbx_win_plan *plan, const char *path, int kind)
 {
     struct sbx_win_grant *grown;
     char *copy;
-    size_t i;
+    size_t i, n;
     if (!path || !path[0])
         return SANDBOX_OK;
-    for (i = 0; i < plan->n_grants; i++)
-        if (same_path(plan->grants[i].path, path))
-            return SANDBOX_OK;
     copy = sbx_strdup(path);
     if (!copy)
         return SANDBOX_E_NOMEM;
+    /* "C:\Temp\" and "C:\Temp" are one root; a drive root keeps its slash. */
+    n = strlen(copy);
+    while (n > 1 && (copy[n - 1] == '\\' || copy[n - 1] == '/') && !(n == 3 && copy[1] == ':'))
+        copy[--n] = '\0';
+    for (i = 0; i < plan->n_grants; i++) {
+        if (same_path(plan->grants[i].path, copy)) {
+            free(copy);
+            return SANDBOX_OK;
+        }
+    }
     grown = realloc(plan->grants, (plan->n_grants + 1) * sizeof *grown);
     if (!grown) {
         free(copy);
