@@ -73,9 +73,11 @@ static int add_grant(sbx_win_plan *plan, const char *path, int kind)
     copy = sbx_strdup(path);
     if (!copy)
         return SANDBOX_E_NOMEM;
-    /* "C:\Temp\" and "C:\Temp" are one root; a drive root keeps its slash. */
+    /* "C:\Temp\" and "C:\Temp" are one root; a drive root keeps its slash.
+     * As in the resolver, a backslash separates only in Windows-style paths. */
     n = strlen(copy);
-    while (n > 1 && (copy[n - 1] == '\\' || copy[n - 1] == '/') && !(n == 3 && copy[1] == ':'))
+    while (n > 1 && (copy[n - 1] == '/' || (copy[0] != '/' && copy[n - 1] == '\\')) &&
+           !(n == 3 && copy[1] == ':'))
         copy[--n] = '\0';
     for (i = 0; i < plan->n_grants; i++) {
         if (same_path(plan->grants[i].path, copy)) {
