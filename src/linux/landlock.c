@@ -1,20 +1,198 @@
-/* Placeholder until Landlock lands: no ruleset is available. */
+/* Landlock on the running kernel: probe the ABI, then turn the portable plan
+ * (landlock_rules.c) into a ruleset. Nothing here restricts the caller:
+ * prepare only creates the ruleset and fills it; apply later enforces it with
+ * one landlock_restrict_self call. Linux only. */
+#define _GNU_SOURCE
 #include "linux.h"
+#include "landlock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int sbx_landlock_abi(const char **why)
 {
-    *why = "Landlock support is not built yet";
+    int abi = sbx_ll_create_ruleset(NULL, 0, SBX_LL_CREATE_RULESET_VERSION);
+
+    if (abi > 0) {
+        *why = "";
+        return abi;
+    }
+    switch (errno) {
+    case ENOSYS:
+        *why = "Landlock is not supported by this kernel (needs Linux 5.13+ built with "
+               "CONFIG_SECURITY_LANDLOCK and landlock in lsm=)";
+        break;
+    case EOPNOTSUPP:
+        *why = "Landlock is disabled at boot (add landlock to the lsm= kernel parameter)";
+        break;
+    default:
+        *why = "the Landlock ABI version cannot be read";
+        break;
+    }
     return 0;
+}
+
+/* The prefix of the attribute struct this ABI knows: a kernel refuses
+ * non-zero fields it does not know, and older ones a longer struct. */
+static size_t ruleset_attr_size(int abi)
+{
+    if (abi >= 6)
+        return sizeof(struct sbx_ll_ruleset_attr);
+    if (abi >= 4)
+        return offsetof(struct sbx_ll_ruleset_attr, scoped);
+    return offsetof(struct sbx_ll_ruleset_attr, handled_access_net);
+}
+
+static const char *add_rule_hint(int e)
+{
+    switch (e) {
+    case EINVAL:
+        return " (rights not valid for this kind of file, or a filesystem Landlock cannot tag)";
+    case ENOMSG:
+        return " (empty set of rights)";
+    case EBADFD:
+        return " (not a ruleset, or the path was not opened with O_PATH)";
+    default:
+        return "";
+    }
+}
+
+/* Open one rule's path and add it. A non-mandatory path that cannot be
+ * opened is skipped with a warning. Returns SANDBOX_OK or an error. */
+static int add_path(int ruleset_fd, const char *path, const char *label, uint64_t dir_rights,
+                    uint64_t file_rights, int mandatory, char *warning, size_t warning_size,
+                    sandbox_error *err)
+{
+    struct sbx_ll_path_beneath_attr attr;
+    struct stat st;
+    int fd, rc, e;
+
+    /* O_PATH: a rule needs only the inode, and no read permission on it. */
+    fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0) {
+        e = errno;
+        if (mandatory)
+            return sbx_fail(err, SANDBOX_E_PATH, e, "cannot open %s (%s) for a Landlock rule: %s",
+                            path, label, strerror(e));
+        /* Never widened to the parent: a missing root only means less access. */
+        sbx_warn(warning, warning_size, "writable root %s (%s) skipped: %s", path, label,
+                 strerror(e));
+        return SANDBOX_OK;
+    }
+    if (fstat(fd, &st) != 0) {
+        e = errno;
+        close(fd);
+        return sbx_fail(err, SANDBOX_E_PATH, e, "cannot stat %s (%s): %s", path, label,
+                        strerror(e));
+    }
+    memset(&attr, 0, sizeof attr);
+    attr.parent_fd = fd;
+    attr.allowed_access = S_ISDIR(st.st_mode) ? dir_rights : file_rights;
+    if (attr.allowed_access == 0) {
+        close(fd);
+        if (mandatory)
+            return sbx_fail(err, SANDBOX_E_PATH, 0, "%s (%s) is %s, which this rule cannot allow",
+                            path, label, S_ISDIR(st.st_mode) ? "a directory" : "not a directory");
+        sbx_warn(warning, warning_size, "writable root %s (%s) skipped: not a directory", path,
+                 label);
+        return SANDBOX_OK;
+    }
+    rc = sbx_ll_add_rule(ruleset_fd, SBX_LL_RULE_PATH_BENEATH, &attr, 0);
+    e = errno;
+    close(fd);
+    if (rc != 0)
+        return sbx_fail(err, SANDBOX_E_SYSTEM, e, "cannot add the Landlock rule for %s (%s): %s%s",
+                        path, label, strerror(e), add_rule_hint(e));
+    return SANDBOX_OK;
+}
+
+/* Read-only mode: the terminals on fds 0-2 stay writable (and /dev/tty with
+ * them), or shells and pagers break. A terminal whose name cannot be found is
+ * an error: every part of read-only mode is mandatory. */
+static int add_terminals(int ruleset_fd, uint64_t rights, char *warning, size_t warning_size,
+                         sandbox_error *err)
+{
+    char names[3][256];
+    int fd, j, n = 0, rc, e;
+
+    for (fd = 0; fd <= 2; fd++) {
+        if (!isatty(fd))
+            continue;
+        e = ttyname_r(fd, names[n], sizeof names[n]);
+        if (e != 0)
+            return sbx_fail(err, SANDBOX_E_PATH, e,
+                            "read-only mode: cannot name the terminal on fd %d: %s "
+                            "(is /dev/pts mounted in this namespace?)",
+                            fd, strerror(e));
+        for (j = 0; j < n && strcmp(names[j], names[n]) != 0; j++)
+            ;
+        if (j < n)
+            continue;
+        rc = add_path(ruleset_fd, names[n], "terminal", 0, rights, 1, warning, warning_size, err);
+        if (rc != SANDBOX_OK)
+            return rc;
+        n++;
+    }
+    if (n == 0)
+        return SANDBOX_OK;
+    /* less and vim open /dev/tty to talk to the user past redirected stdio. */
+    return add_path(ruleset_fd, "/dev/tty", "controlling terminal", 0, rights, 1, warning,
+                    warning_size, err);
 }
 
 int sbx_landlock_prepare(const sbx_resolved *r, int *ruleset_fd, uint32_t *restrict_flags,
                          char *warning, size_t warning_size, sandbox_error *err)
 {
+    struct sbx_landlock_plan plan;
+    struct sbx_ll_ruleset_attr attr;
+    const char *why = "";
+    size_t i;
+    int abi, fd, rc, e;
+
     *ruleset_fd = -1;
     *restrict_flags = 0;
-    (void)warning;
-    (void)warning_size;
-    if (r->filesystem == SANDBOX_FS_UNRESTRICTED)
+    if (r->filesystem == SANDBOX_FS_UNRESTRICTED && r->network != SANDBOX_NETWORK_DENY)
         return SANDBOX_OK;
-    return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0, "Landlock support is not built yet");
+    abi = sbx_landlock_abi(&why);
+    rc = sbx_landlock_plan_build(r, abi, why, &plan, warning, warning_size, err);
+    if (rc != SANDBOX_OK)
+        return rc;
+    if (!plan.handled.fs && !plan.handled.net && !plan.handled.scoped) {
+        sbx_landlock_plan_free(&plan);
+        return SANDBOX_OK; /* best effort degraded: the plan left the warning */
+    }
+
+    memset(&attr, 0, sizeof attr);
+    attr.handled_access_fs = plan.handled.fs;
+    attr.handled_access_net = plan.handled.net;
+    attr.scoped = plan.handled.scoped;
+    /* The ruleset fd comes back close-on-exec: the command never sees it. */
+    fd = sbx_ll_create_ruleset(&attr, ruleset_attr_size(plan.abi), 0);
+    if (fd < 0) {
+        e = errno;
+        sbx_landlock_plan_free(&plan);
+        return sbx_fail(err, SANDBOX_E_SYSTEM, e, "cannot create the Landlock ruleset (ABI %d): %s%s",
+                        abi, strerror(e),
+                        e == EINVAL || e == E2BIG ? " (the kernel refused rights its ABI announced)"
+                        : e == ENOSYS || e == EOPNOTSUPP ? " (Landlock vanished since the probe)"
+                                                          : "");
+    }
+    for (i = 0; rc == SANDBOX_OK && i < plan.n_rules; i++) {
+        const struct sbx_landlock_rule *rule = &plan.rules[i];
+        rc = add_path(fd, rule->path, rule->label, rule->dir_rights, rule->file_rights,
+                      rule->mandatory, warning, warning_size, err);
+    }
+    if (rc == SANDBOX_OK && plan.terminal)
+        rc = add_terminals(fd, sbx_landlock_terminal_rights(plan.abi) & plan.handled.fs, warning,
+                           warning_size, err);
+    sbx_landlock_plan_free(&plan);
+    if (rc != SANDBOX_OK) {
+        close(fd);
+        return rc;
+    }
+    *ruleset_fd = fd;
+    return SANDBOX_OK;
 }

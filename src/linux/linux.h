@@ -73,6 +73,55 @@ int sbx_landlock_abi(const char **why);
 int sbx_landlock_prepare(const sbx_resolved *r, int *ruleset_fd, uint32_t *restrict_flags,
                          char *warning, size_t warning_size, sandbox_error *err);
 
+/* ---- the Landlock plan (src/linux/landlock_rules.c, portable) ---- */
+
+/* What a ruleset handles: a handled right is denied unless a rule grants it. */
+struct sbx_landlock_handled {
+    uint64_t fs;
+    uint64_t net;
+    uint64_t scoped;
+};
+
+/* One path-beneath rule. Whether the path is a directory is only known when
+ * it is opened, so both grants are listed. */
+struct sbx_landlock_rule {
+    const char *path;     /* borrowed from the resolved policy, or static */
+    const char *label;    /* what it is, for explain: "project", "null device"... */
+    uint64_t dir_rights;  /* granted when the path is a directory; 0: must not be one */
+    uint64_t file_rights; /* granted when it is not a directory */
+    int mandatory;        /* 1: missing or unusable is an error; 0: skipped with a warning */
+};
+
+struct sbx_landlock_plan {
+    int abi;                             /* the ABI the plan was computed for */
+    struct sbx_landlock_handled handled; /* all zero: no Landlock layer at all */
+    struct sbx_landlock_rule *rules;
+    size_t n_rules;
+    int terminal; /* read-only: also grant the terminal on fds 0-2 and /dev/tty */
+};
+
+/* The rights handled for this ABI (0..7, higher is treated as 7), filesystem
+ * mode and network mode. All zero when no Landlock layer is wanted. */
+void sbx_landlock_handled_for(int abi, int filesystem, int network,
+                              struct sbx_landlock_handled *h);
+/* The rights a rule grants the terminal device in read-only mode. */
+uint64_t sbx_landlock_terminal_rights(int abi);
+/* Compute the whole plan for `r` on a kernel with Landlock ABI `abi` (0 when
+ * absent; `why` then says why). Returns SANDBOX_OK, with a warning appended
+ * when a best-effort layer degrades to nothing; SANDBOX_E_UNSUPPORTED when
+ * read-only mode cannot be enforced on this ABI; SANDBOX_E_NOMEM. */
+int sbx_landlock_plan_build(const sbx_resolved *r, int abi, const char *why,
+                            struct sbx_landlock_plan *plan, char *warning, size_t warning_size,
+                            sandbox_error *err);
+void sbx_landlock_plan_free(struct sbx_landlock_plan *plan);
+/* Explain the plan as it would be on ABI `abi`; `abi_note` says where that
+ * number comes from ("this kernel", "assumed: not a Linux host"). */
+void sbx_landlock_explain_abi(const sbx_resolved *r, int abi, const char *why,
+                              const char *abi_note, int json, sbx_buf *out);
+/* Append the names of the rights in `mask` ("write_file,make_dir"). kind is
+ * 0 for filesystem, 1 for network, 2 for scopes. */
+void sbx_landlock_rights_names(int kind, uint64_t mask, int json, sbx_buf *out);
+
 /* ---- capabilities (src/linux/caps.c) ---- */
 
 /* Empty the bounding, ambient, inheritable, permitted and effective sets and
