@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# What Landlock costs on open-heavy work, bare vs confined, in the same
-# hyperfine run so machine load hits both alike.
+# What Landlock costs on open-heavy work, bare vs confined, measured in the
+# same interleaved run so machine load hits every variant alike.
 #
 #   bench/landlock.sh [BUILD_DIR] [ROUNDS]     (default build/ll, 3 rounds)
+#   SBX_BENCH_RUNS=N  iterations per round (default 21)
+# For a hyperfine view of one workload (absolute times; sequential, so more
+# sensitive to load changes):
+#   hyperfine -N -n bare "$WORK/bin/landlock_run none $WORK/proj -- find $WORK/tree" \
+#     -n confined "$WORK/bin/landlock_run confined $WORK/proj -- find $WORK/tree"
 #
 # Workloads: `find` over a tree of 77,000 files, and 50,000 rounds of
 # stat+open+close (bench/statloop.c). Variants:
-#   bare                     the command alone (through the same runner)
+#   bare (none)              the command alone (through the same runner)
 #   confined                 the library's --confine-fs ruleset (the design)
 #   confined+truncate        plus TRUNCATE handled (the design leaves it out)
 #   confined+truncate+ioctl  plus IOCTL_DEV as well
@@ -18,9 +23,9 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../build/ll}
 rounds=${2:-3}
+runs=${SBX_BENCH_RUNS:-21}
 WORK=${SBX_BENCH_DIR:-/var/tmp/sbx-bench-ll}
 dirs=280 per=275 loops=50000
-command -v hyperfine >/dev/null || { echo "hyperfine is required (apt-get install hyperfine)"; exit 1; }
 [ -f "$build/libsandbox.a" ] || { echo "build the library first: $build/libsandbox.a"; exit 1; }
 
 mkdir -p "$WORK/bin" "$WORK/proj" "$WORK/results"
@@ -44,28 +49,48 @@ L=$build/sandbox-exec-launcher
 launcher_ok=0
 "$L" --confine-fs --project "$WORK/proj" -- true 2>/dev/null && launcher_ok=1
 
-bench_one() { # NAME CMD...: hyperfine every variant of CMD, print ratios
-  local name=$1 json
+# Ratios come from interleaved runs: each iteration runs every variant once,
+# in a shuffled order, so load from other work spreads over all of them; the
+# medians of wall time and of CPU time (user+sys of the child) are compared.
+# CPU time is the steadier number on a shared machine.
+bench_one() { # NAME CMD...
+  local name=$1
   shift
-  local cmd="$*"
-  json=$WORK/results/$name.$round.json
-  local extra=()
-  [ "$launcher_ok" = 1 ] && extra=(-n launcher "$L --confine-fs --project $WORK/proj -- $cmd")
-  hyperfine -N --warmup 3 --runs 15 --export-json "$json" \
-    -n bare "$run none $WORK/proj -- $cmd" \
-    -n confined "$run confined $WORK/proj -- $cmd" \
-    -n confined+truncate "$run confined+truncate $WORK/proj -- $cmd" \
-    -n confined+truncate+ioctl "$run confined+truncate+ioctl $WORK/proj -- $cmd" \
-    "${extra[@]}" >/dev/null
-  python3 - "$json" "$name" "$round" <<'PY'
-import json, sys
-res = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
-bare = res["bare"]["mean"]
-print("%-8s round %s  bare %.1f ms" % (sys.argv[2], sys.argv[3], bare * 1000), end="")
-for k, r in res.items():
-    if k != "bare":
-        print("  %s %.3fx" % (k, r["mean"] / bare), end="")
-print()
+  python3 - "$name" "$round" "$runs" "$WORK/results/$name.$round.json" "$run" "$WORK/proj" \
+      "$launcher_ok" "$L" "$@" <<'PY'
+import json, os, random, resource, statistics, subprocess, sys, time
+name, rnd, runs, out, run, proj, launcher_ok, launcher = sys.argv[1:9]
+cmd = sys.argv[9:]
+variants = {v: [run, v, proj, "--"] + cmd for v in
+            ("none", "confined", "confined+truncate", "confined+truncate+ioctl")}
+if launcher_ok == "1":
+    variants["launcher"] = [launcher, "--confine-fs", "--project", proj, "--"] + cmd
+wall = {v: [] for v in variants}
+cpu = {v: [] for v in variants}
+def once(argv):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
+    t1 = time.perf_counter()
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return t1 - t0, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+for v in variants:  # warm-up
+    once(variants[v])
+for _ in range(int(runs)):
+    order = list(variants)
+    random.shuffle(order)
+    for v in order:
+        w, c = once(variants[v])
+        wall[v].append(w)
+        cpu[v].append(c)
+med = {v: (statistics.median(wall[v]), statistics.median(cpu[v])) for v in variants}
+json.dump({"wall": wall, "cpu": cpu}, open(out, "w"))
+bw, bc = med["none"]
+line = "%-8s round %s  bare %.1f ms wall, %.1f ms cpu |" % (name, rnd, bw * 1e3, bc * 1e3)
+for v in variants:
+    if v != "none":
+        line += "  %s %.3fx wall %.3fx cpu" % (v, med[v][0] / bw, med[v][1] / bc)
+print(line, flush=True)
 PY
 }
 
