@@ -133,7 +133,8 @@ enum sandbox_class {
 /*
  * Choose the activity class. A class is a confinement preset: this also sets
  * the filesystem to SANDBOX_FS_CONFINED (unless it is SANDBOX_FS_READ_ONLY) and
- * switches the hard-link scan on; OFFLINE and MEDIA also set the network to
+ * switches the hard-link scan on (not on Windows, which has no scan yet);
+ * OFFLINE and MEDIA also set the network to
  * SANDBOX_NETWORK_DENY and keep it denied whatever is set later. Call the other
  * setters afterwards to adjust. Returns SANDBOX_OK, or SANDBOX_E_INVALID for a
  * NULL policy or an unknown class. Not thread-safe on one policy.

@@ -59,8 +59,9 @@ struct sbx_root {
 };
 
 /* 1 when the hard-link scan walks roots of this kind. The project, working
- * directory, added and output directories and the temp directory are scanned;
- * /tmp, /dev and caches are not (see docs/classes.md). */
+ * directory, added and output directories and the temp directory are scanned
+ * (unless it is the shared /tmp or /var/tmp); /tmp, /dev and caches are not
+ * (see docs/classes.md). */
 int sbx_root_is_scanned(const struct sbx_root *root);
 
 typedef struct sbx_resolved {

@@ -142,8 +142,12 @@ int sandbox_policy_set_class(sandbox_policy *p, int klass)
         p->filesystem = SANDBOX_FS_CONFINED;
     if (sbx_class_denies_network(klass))
         p->network = SANDBOX_NETWORK_DENY;
-    /* Spec: the scan is on in every class; a host may switch it off after. */
+    /* Spec: the scan is on in every class; a host may switch it off after.
+     * Not on Windows, where the scan is a stub: a class there would always
+     * refuse to start; asking for the scan explicitly still fails closed. */
+#ifndef _WIN32
     p->scan_hardlinks = 1;
+#endif
     return SANDBOX_OK;
 }
 
@@ -271,7 +275,8 @@ int sbx_root_is_scanned(const struct sbx_root *root)
         /* The shared /tmp holds other users' private directories that can
          * never be listed, so scanning it would refuse every launch; it stays
          * unscanned like the system-temp root itself. */
-        return strcmp(root->path, "/tmp") != 0 && strcmp(root->path, "/private/tmp") != 0;
+        return strcmp(root->path, "/tmp") != 0 && strcmp(root->path, "/private/tmp") != 0 &&
+               strcmp(root->path, "/var/tmp") != 0 && strcmp(root->path, "/private/var/tmp") != 0;
     default:
         return 0; /* /tmp, /dev and caches: see docs/classes.md */
     }

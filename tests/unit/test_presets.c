@@ -388,7 +388,7 @@ static void test_scanned_roots_are_project_and_scratch_not_shared_ones(void **st
     struct sbx_root roots[] = {
         {"/p", SBX_ROOT_PROJECT},      {"/a", SBX_ROOT_ADDED},
         {"/w", SBX_ROOT_WORKDIR},      {"/o", SBX_ROOT_OUTPUT},
-        {"/var/t", SBX_ROOT_TEMP},     {"/tmp", SBX_ROOT_TEMP},
+        {"/var/t", SBX_ROOT_TEMP},     {"/var/tmp", SBX_ROOT_TEMP},
         {"/tmp", SBX_ROOT_SYSTEM_TEMP}, {"/dev", SBX_ROOT_DEV},
         {"/c", SBX_ROOT_CACHE},        {"/k", SBX_ROOT_PACKAGE},
     };
