@@ -71,8 +71,10 @@ char *sbx_path_join(const char *a, char sep, const char *b)
 {
     size_t na = strlen(a), nb = strlen(b);
     char *p;
-    while (na > 0 && (a[na - 1] == '/' || a[na - 1] == '\\'))
-        na--; /* "/" + "x" is "/x", not "//x" */
+    /* "/" + "x" is "/x", not "//x". A backslash separates only in
+     * Windows-style paths (sep '\\'); on unix it is part of the name. */
+    while (na > 0 && (a[na - 1] == '/' || (sep == '\\' && a[na - 1] == '\\')))
+        na--;
     p = malloc(na + 1 + nb + 1);
     if (!p)
         return NULL;

@@ -56,6 +56,15 @@ explain_json "--writable-caches adds ~/.cache" \
 explain_json "--internet-only resolves to internet-only" \
   "assert d['network']=='internet-only'" --internet-only --confine-fs
 
+# Other targets get the same classes, resolved for them.
+expect_status 0 "--explain --target macos --class build" env HOME=/Users/u "$L" --explain --target macos --class build --project "$p" --workdir "$p" -- true
+expect_output_has "/Users/u/Library/Caches/pip" "macOS build writes pip's cache under ~/Library/Caches"
+expect_output_has "/Users/u/.cargo/registry" "macOS build writes cargo's registry"
+expect_status 0 "--explain --target macos --writable-caches" env HOME=/Users/u "$L" --explain --target macos --writable-caches --project "$p" -- true
+expect_output_has '"/Users/u/Library/Caches"' "macOS caches are ~/Library/Caches"
+expect_status 0 "--explain --target windows --class build" env USERPROFILE='C:\Users\u' LOCALAPPDATA='C:\Users\u\AppData\Local' TEMP='C:\Users\u\AppData\Local\Temp' "$L" --explain --target windows --class build --project 'C:\p' --workdir 'C:\p' -- true
+expect_output_has 'npm-cache' "Windows build writes %LOCALAPPDATA%\\npm-cache"
+
 if [ "$(uname -s)" != Darwin ]; then
   expect_status 126 "--internet-only fails closed here" "$L" --internet-only -- true
   expect_output_has "not enforced" "the refusal says it is not enforced here"
