@@ -75,7 +75,9 @@ typedef struct sandbox_policy sandbox_policy;
 enum sandbox_network {
     SANDBOX_NETWORK_ALLOW = 0,        /* no network restriction */
     SANDBOX_NETWORK_DENY = 1,         /* no internet or other remote socket */
-    SANDBOX_NETWORK_INTERNET_ONLY = 2 /* internet yes, loopback and own addresses no */
+    SANDBOX_NETWORK_INTERNET_ONLY = 2 /* internet yes, loopback and own addresses no;
+                                         enforced on macOS only: elsewhere enforce and
+                                         spawn fail closed with SANDBOX_E_UNSUPPORTED */
 };
 
 enum sandbox_filesystem {
@@ -109,6 +111,98 @@ SANDBOX_API int sandbox_policy_set_project_root(sandbox_policy *policy, const ch
 SANDBOX_API int sandbox_policy_add_writable_dir(sandbox_policy *policy, const char *dir);
 SANDBOX_API int sandbox_policy_set_working_dir(sandbox_policy *policy, const char *dir);
 SANDBOX_API int sandbox_policy_set_temp_dir(sandbox_policy *policy, const char *dir);
+
+/* ---- presets: activity classes ------------------------------------------ */
+
+/*
+ * What kind of work a command does, which decides the writable roots (see
+ * docs/classes.md for the table per platform). The "scratch" of a class is the
+ * temp directory (sandbox_policy_set_temp_dir, default $TMPDIR, else /tmp).
+ * Reads are not narrowed by any class.
+ */
+enum sandbox_class {
+    SANDBOX_CLASS_PROJECT = 0,    /* the default: the project and its scratch */
+    SANDBOX_CLASS_RESEARCH = 1,   /* its scratch only */
+    SANDBOX_CLASS_BUILD = 2,      /* project + the package caches of npm, pip, cargo,
+                                     go, gradle, maven and bun */
+    SANDBOX_CLASS_OFFLINE = 3,    /* as project, and never any network */
+    SANDBOX_CLASS_MEDIA = 4,      /* the output folder and its scratch; never network */
+    SANDBOX_CLASS_TOOL_SERVER = 5 /* a stdio tool server: its own working directory */
+};
+
+/*
+ * Choose the activity class. A class is a confinement preset: this also sets
+ * the filesystem to SANDBOX_FS_CONFINED (unless it is SANDBOX_FS_READ_ONLY) and
+ * switches the hard-link scan on (not on Windows, which has no scan yet);
+ * OFFLINE and MEDIA also set the network to
+ * SANDBOX_NETWORK_DENY and keep it denied whatever is set later. Call the other
+ * setters afterwards to adjust. Returns SANDBOX_OK, or SANDBOX_E_INVALID for a
+ * NULL policy or an unknown class. Not thread-safe on one policy.
+ */
+SANDBOX_API int sandbox_policy_set_class(sandbox_policy *policy, int klass);
+SANDBOX_API int sandbox_policy_class(const sandbox_policy *policy);
+
+/*
+ * Make the per-user cache directories writable (on = 1) or not (0, default):
+ * Linux $XDG_CACHE_HOME or ~/.cache; macOS ~/Library/Caches and ~/.cache;
+ * Windows %USERPROFILE%\.cache. Resolved for the target at enforce/explain
+ * time from HOME (USERPROFILE on Windows). Returns SANDBOX_OK or
+ * SANDBOX_E_INVALID (NULL policy, value not 0 or 1).
+ */
+SANDBOX_API int sandbox_policy_set_writable_caches(sandbox_policy *policy, int on);
+
+/*
+ * The one output folder of the media class (absolute; it becomes writable in
+ * any class that is confined). The media class refuses to resolve without it.
+ * Returns SANDBOX_OK, SANDBOX_E_INVALID (NULL, empty or relative) or
+ * SANDBOX_E_NOMEM.
+ */
+SANDBOX_API int sandbox_policy_set_output_dir(sandbox_policy *policy, const char *dir);
+
+/* ---- pre-flight: the hard-link scan -------------------------------------- */
+
+/*
+ * A writable root may hold a hard link to a file whose other name lies outside
+ * every writable root; the kernel judges the path, so a write through the
+ * inside name changes the outside file. With the scan on (1; classes turn it
+ * on, a plain policy has it off), sandbox_enforce() and sandbox_spawn() first
+ * walk the project, working directory, added directories, output folder and
+ * the temp directory (not /tmp, /dev or caches) and fail with
+ * SANDBOX_E_REFUSED naming such files, or a directory they cannot list.
+ * Returns SANDBOX_OK or SANDBOX_E_INVALID.
+ */
+SANDBOX_API int sandbox_policy_set_scan_hardlinks(sandbox_policy *policy, int on);
+
+/*
+ * Accept the outside hard links of one path (absolute): a regular file is
+ * accepted as that file (its inode, through whichever name it is found); a
+ * directory accepts every linked file found beneath it. Repeatable. Returns
+ * SANDBOX_OK, SANDBOX_E_INVALID or SANDBOX_E_NOMEM.
+ */
+SANDBOX_API int sandbox_policy_allow_hardlink(sandbox_policy *policy, const char *path);
+
+typedef struct sandbox_scan_report {
+    unsigned long long files;       /* regular files examined */
+    unsigned long long directories; /* directories listed */
+    size_t n_outside;               /* files refused: a name lies outside the roots */
+    size_t n_allowed;               /* outside links the allowlist accepted */
+    char **outside;                 /* n_outside paths (one inside name each), or NULL */
+    sandbox_error error;            /* why the scan refused or failed */
+} sandbox_scan_report;
+
+/*
+ * Run the hard-link scan of `policy` now, on this host, whatever its scan
+ * switch says (a host may show the result before it asks to enforce). Does
+ * not follow symbolic links and never enters /dev, /proc or /sys.
+ * Returns SANDBOX_OK when nothing is refused; SANDBOX_E_REFUSED when a file
+ * has an outside name that is not allowed (report->outside lists them all,
+ * report->error names the first few and the count) or a directory cannot be
+ * listed or stat'ed ("cannot scan ..."); SANDBOX_E_UNSUPPORTED on Windows;
+ * SANDBOX_E_NOMEM; SANDBOX_E_INVALID for NULL arguments. Free the report with
+ * sandbox_scan_report_clear(). Thread-safe for distinct reports.
+ */
+SANDBOX_API int sandbox_scan_hardlinks(const sandbox_policy *policy, sandbox_scan_report *report);
+SANDBOX_API void sandbox_scan_report_clear(sandbox_scan_report *report);
 
 /* Getters, for hosts that display a policy. NULL when the value is defaulted. */
 SANDBOX_API int sandbox_policy_network(const sandbox_policy *policy);

@@ -20,8 +20,10 @@
 #define EXIT_NOT_FOUND 127
 
 static const char usage_line[] =
-    "usage: " PROG " [--no-network] [--confine-fs] [--sandbox] [--read-only]\n"
-    "       [--project DIR] [--add-dir DIR]... [--workdir DIR] [--net-eperm] [--] CMD [ARGS...]\n"
+    "usage: " PROG " [--no-network | --internet-only] [--confine-fs] [--sandbox] [--read-only]\n"
+    "       [--class NAME | --tool-server] [--writable-caches] [--output DIR]\n"
+    "       [--project DIR] [--add-dir DIR]... [--workdir DIR] [--scratch DIR] [--net-eperm]\n"
+    "       [--scan-hardlinks | --no-scan-hardlinks] [--allow-hardlink PATH]... [--] CMD [ARGS...]\n"
     "       " PROG " --self-test [--json]\n"
     "       " PROG " --explain [--json] [--target linux|macos|windows] [policy flags] [--] CMD...\n";
 
@@ -30,25 +32,50 @@ static const char help_text[] =
     "\n"
     "Modes:\n"
     "  --no-network       no internet or other remote sockets (local AF_UNIX stays)\n"
-    "  --confine-fs       writes only beneath the project, added directories, the\n"
-    "                     working directory, the temp directory, /tmp and /dev\n"
-    "  --sandbox          both of the above (the default)\n"
+    "  --internet-only    the internet, but not loopback or this machine's addresses\n"
+    "                     (macOS; elsewhere refused with exit 126 until enforced)\n"
+    "  --confine-fs       writes only beneath the writable roots of the class\n"
+    "  --sandbox          --no-network and --confine-fs (the default)\n"
     "  --read-only        the fixed read-only profile: no writes, no metadata changes,\n"
     "                     no sockets, no IPC, no capabilities; never degraded\n"
+    "Classes (each implies --confine-fs and the hard-link scan; docs/classes.md):\n"
+    "  --class project    the project, working directory and scratch (the default)\n"
+    "  --class research   the scratch directory only\n"
+    "  --class build      project + package caches (npm pip cargo go gradle maven bun)\n"
+    "  --class offline    as project, and never any network\n"
+    "  --class media      the --output folder and the scratch; never any network\n"
+    "  --tool-server      a stdio tool server: its working directory and scratch,\n"
+    "                     network allowed unless a network flag says otherwise\n"
     "Policy:\n"
     "  --project DIR      the project root (default: the working directory)\n"
     "  --add-dir DIR      another writable directory (repeatable)\n"
     "  --workdir DIR      the working directory to allow (default: the current one)\n"
+    "  --scratch DIR      the scratch (temp) directory (default: $TMPDIR, else /tmp)\n"
+    "  --output DIR       the one output folder of --class media\n"
+    "  --writable-caches  the per-user caches (~/.cache; macOS ~/Library/Caches too)\n"
     "  --net-eperm        refused sockets fail with EPERM instead of killing with SIGSYS\n"
+    "Pre-flight:\n"
+    "  --scan-hardlinks   refuse to start (126) when a writable root holds a hard link\n"
+    "                     to a file outside the roots; --no-scan-hardlinks to skip\n"
+    "  --allow-hardlink PATH  accept that file's, or that folder's, links (repeatable)\n"
     "Other actions:\n"
     "  --self-test        print what this machine enforces (--json for JSON)\n"
     "  --explain          print what would be enforced and the exact argv; run nothing\n"
     "  --target T         with --explain: linux, macos or windows (default: this host)\n"
     "  --version, --help\n"
     "\n"
-    "Exit status: the command's own; 126 when the sandbox cannot be applied (the\n"
-    "command did not run) or CMD cannot be executed; 127 when CMD is not found;\n"
-    "2 for bad usage.\n";
+    "Exit status: the command's own; 126 when the sandbox cannot be applied or a\n"
+    "pre-flight check refused (the command did not run) or CMD cannot be executed;\n"
+    "127 when CMD is not found; 2 for bad usage.\n";
+
+static const struct {
+    const char *name;
+    int klass;
+} classes[] = {
+    {"project", SANDBOX_CLASS_PROJECT}, {"research", SANDBOX_CLASS_RESEARCH},
+    {"build", SANDBOX_CLASS_BUILD},     {"offline", SANDBOX_CLASS_OFFLINE},
+    {"media", SANDBOX_CLASS_MEDIA},     {"tool-server", SANDBOX_CLASS_TOOL_SERVER},
+};
 
 /* One line saying what is wrong (`what` then `arg`), then the usage. */
 static int usage_error(const char *what, const char *arg)
@@ -156,8 +183,10 @@ int main(int argc, char **argv)
     sandbox_result result;
     int i, rc, missing = 0;
     int want_net = 0, want_fs = 0, want_ro = 0, explain = 0, json = 0, self = 0, eperm = 0;
+    int want_inet = 0, klass = -1, tool_server = 0, caches = 0, scan = -1;
     int target = SANDBOX_TARGET_HOST;
-    const char *project = NULL, *workdir = NULL, *v;
+    size_t k;
+    const char *project = NULL, *workdir = NULL, *scratch = NULL, *output = NULL, *v;
     char **cmd;
 
     policy = sandbox_policy_new();
@@ -189,6 +218,16 @@ int main(int argc, char **argv)
             want_net = want_fs = 1;
         } else if (strcmp(a, "--read-only") == 0) {
             want_ro = 1;
+        } else if (strcmp(a, "--internet-only") == 0) {
+            want_inet = 1;
+        } else if (strcmp(a, "--tool-server") == 0) {
+            tool_server = 1;
+        } else if (strcmp(a, "--writable-caches") == 0) {
+            caches = 1;
+        } else if (strcmp(a, "--scan-hardlinks") == 0) {
+            scan = 1;
+        } else if (strcmp(a, "--no-scan-hardlinks") == 0) {
+            scan = 0;
         } else if (strcmp(a, "--net-eperm") == 0) {
             eperm = 1;
         } else if (strcmp(a, "--self-test") == 0) {
@@ -206,6 +245,26 @@ int main(int argc, char **argv)
                 sandbox_policy_free(policy);
                 return usage_error("--add-dir needs an absolute directory, got ", v);
             }
+        } else if ((v = option_value(argv, argc, &i, "--scratch", &missing)) != NULL) {
+            scratch = v;
+        } else if ((v = option_value(argv, argc, &i, "--output", &missing)) != NULL) {
+            output = v;
+        } else if ((v = option_value(argv, argc, &i, "--allow-hardlink", &missing)) != NULL) {
+            if (sandbox_policy_allow_hardlink(policy, v) != SANDBOX_OK) {
+                sandbox_policy_free(policy);
+                return usage_error("--allow-hardlink needs an absolute path, got ", v);
+            }
+        } else if ((v = option_value(argv, argc, &i, "--class", &missing)) != NULL) {
+            for (k = 0; k < sizeof classes / sizeof classes[0]; k++)
+                if (strcmp(v, classes[k].name) == 0)
+                    break;
+            if (k == sizeof classes / sizeof classes[0]) {
+                sandbox_policy_free(policy);
+                return usage_error("--class must be project, research, build, offline, media "
+                                   "or tool-server, not ",
+                                   v);
+            }
+            klass = classes[k].klass;
         } else if ((v = option_value(argv, argc, &i, "--target", &missing)) != NULL) {
             if (strcmp(v, "linux") == 0)
                 target = SANDBOX_TARGET_LINUX;
@@ -236,18 +295,62 @@ int main(int argc, char **argv)
         sandbox_policy_free(policy);
         return usage_error("no command given", "");
     }
-    if (!want_net && !want_fs && !want_ro)
-        want_net = want_fs = 1; /* secure by default */
-    if ((project && sandbox_policy_set_project_root(policy, project) != SANDBOX_OK) ||
-        (workdir && sandbox_policy_set_working_dir(policy, workdir) != SANDBOX_OK)) {
+    if (tool_server) {
+        if (klass >= 0 && klass != SANDBOX_CLASS_TOOL_SERVER) {
+            sandbox_policy_free(policy);
+            return usage_error("--tool-server is a class of its own; drop --class", "");
+        }
+        klass = SANDBOX_CLASS_TOOL_SERVER;
+    }
+    if (klass == SANDBOX_CLASS_TOOL_SERVER)
+        tool_server = 1;
+    if (want_inet && want_net) {
         sandbox_policy_free(policy);
-        return usage_error("--project and --workdir need an absolute directory", "");
+        return usage_error("--internet-only contradicts --no-network and --sandbox", "");
+    }
+    if (want_ro && (klass >= 0 || caches || output || want_inet)) {
+        sandbox_policy_free(policy);
+        return usage_error("--read-only is a fixed profile: it takes no class, caches, "
+                           "output or network grant", "");
+    }
+    if (want_inet && (klass == SANDBOX_CLASS_OFFLINE || klass == SANDBOX_CLASS_MEDIA)) {
+        sandbox_policy_free(policy);
+        return usage_error("--internet-only contradicts a class that never has network", "");
+    }
+    if (klass == SANDBOX_CLASS_MEDIA && !output) {
+        sandbox_policy_free(policy);
+        return usage_error("--class media needs its output folder: --output DIR", "");
+    }
+    if (!want_net && !want_fs && !want_ro && !want_inet) {
+        /* Secure by default; a tool server keeps its network (spec 003). */
+        want_fs = 1;
+        want_net = !tool_server;
+    }
+    /* A class, caches and an output folder only mean something with
+     * confined writes. */
+    if (klass >= 0 || caches || output)
+        want_fs = 1;
+    if ((project && sandbox_policy_set_project_root(policy, project) != SANDBOX_OK) ||
+        (workdir && sandbox_policy_set_working_dir(policy, workdir) != SANDBOX_OK) ||
+        (scratch && sandbox_policy_set_temp_dir(policy, scratch) != SANDBOX_OK) ||
+        (output && sandbox_policy_set_output_dir(policy, output) != SANDBOX_OK)) {
+        sandbox_policy_free(policy);
+        return usage_error("--project, --workdir, --scratch and --output need an absolute "
+                           "directory", "");
     }
     sandbox_policy_set_network(policy, want_net || want_ro ? SANDBOX_NETWORK_DENY
+                                       : want_inet         ? SANDBOX_NETWORK_INTERNET_ONLY
                                                            : SANDBOX_NETWORK_ALLOW);
     sandbox_policy_set_filesystem(policy, want_ro   ? SANDBOX_FS_READ_ONLY
                                           : want_fs ? SANDBOX_FS_CONFINED
                                                     : SANDBOX_FS_UNRESTRICTED);
+    /* After network and filesystem: a class may force both. */
+    if (klass >= 0)
+        sandbox_policy_set_class(policy, klass);
+    if (caches)
+        sandbox_policy_set_writable_caches(policy, 1);
+    if (scan >= 0)
+        sandbox_policy_set_scan_hardlinks(policy, scan);
     if (eperm)
         sandbox_policy_set_deny_action(policy, SANDBOX_DENY_EPERM);
 

@@ -25,7 +25,19 @@ struct sandbox_policy {
     char *temp_dir;     /* NULL: $TMPDIR, else /tmp */
     char **add_dirs;
     size_t n_add_dirs;
+    int klass;           /* enum sandbox_class; 0 (project) by default */
+    int writable_caches; /* 1: the per-user cache directories are writable roots */
+    int scan_hardlinks;  /* 1: the facade runs the hard-link scan before applying */
+    char *output_dir;    /* media: the one output folder; NULL when unset */
+    char **allow_links;  /* hard-link scan allowlist: files or directories */
+    size_t n_allow_links;
 };
+
+/* OFFLINE and MEDIA never have network, whatever the network field says. */
+int sbx_class_denies_network(int klass);
+/* The network the policy really asks for, after the class is applied. */
+int sbx_effective_network(const sandbox_policy *policy);
+const char *sbx_class_name(int klass);
 
 /* ---- the resolved policy: defaults filled in, roots listed ---- */
 
@@ -35,13 +47,22 @@ enum sbx_root_kind {
     SBX_ROOT_WORKDIR,
     SBX_ROOT_TEMP,
     SBX_ROOT_SYSTEM_TEMP, /* /tmp on unix */
-    SBX_ROOT_DEV          /* /dev on unix */
+    SBX_ROOT_DEV,         /* /dev on unix */
+    SBX_ROOT_OUTPUT,      /* the media output folder */
+    SBX_ROOT_CACHE,       /* a per-user cache directory (~/.cache, ~/Library/Caches) */
+    SBX_ROOT_PACKAGE      /* a package-manager cache of the build class */
 };
 
 struct sbx_root {
     char *path;
     int kind; /* enum sbx_root_kind */
 };
+
+/* 1 when the hard-link scan walks roots of this kind. The project, working
+ * directory, added and output directories and the temp directory are scanned
+ * (unless it is the shared /tmp or /var/tmp); /tmp, /dev and caches are not
+ * (see docs/classes.md). */
+int sbx_root_is_scanned(const struct sbx_root *root);
 
 typedef struct sbx_resolved {
     int target;      /* enum sandbox_target, never HOST */
@@ -53,10 +74,19 @@ typedef struct sbx_resolved {
     char *temp_dir;
     struct sbx_root *roots; /* the writable roots, deduplicated, in a fixed order */
     size_t n_roots;
+    int klass;              /* enum sandbox_class */
+    /* Programs no command may exec, in any class or mode (spec: never-allowed
+     * tools). Static storage, not freed. Filled for macOS, where Seatbelt
+     * renders (deny process-exec (literal ...)) for each; empty for Linux,
+     * where no_new_privs already strips setuid from sudo and friends. */
+    const char *const *deny_exec;
+    size_t n_deny_exec;
 } sbx_resolved;
 
 /* Fill defaults and list the writable roots for `target`. Reads the
- * environment (TMPDIR) and the working directory; no other side effect. */
+ * environment (TMPDIR, HOME, cache overrides) and the working directory; for
+ * the host target it also stats cache directories, to drop the missing ones
+ * (Landlock cannot grant a path that does not exist). No other side effect. */
 int sbx_resolve(const sandbox_policy *policy, int target, sbx_resolved *out, sandbox_error *err);
 void sbx_resolved_free(sbx_resolved *r);
 const char *sbx_root_kind_name(int kind);
@@ -89,6 +119,27 @@ void sbx_buf_json_str(sbx_buf *b, const char *s);
 char *sbx_buf_take(sbx_buf *b);
 
 char *sbx_strdup(const char *s);
+/* "a" + sep + "b" (sep is '/' or '\\'), newly allocated; NULL when out of memory. */
+char *sbx_path_join(const char *a, char sep, const char *b);
+
+/* ---- presets (src/presets.c) ---- */
+
+/* Add the class-specific and cache roots of `policy` to `r` (confined mode
+ * only; the caller has already added project/workdir/temp as the class wants).
+ * `host` is 1 when `r->target` is this machine. */
+int sbx_presets_add_cache_roots(const sandbox_policy *policy, sbx_resolved *r, int host,
+                                sandbox_error *err);
+/* The never-allowed programs for `target` (static storage). */
+void sbx_presets_deny_exec(int target, const char *const **list, size_t *n);
+/* Append a root (deduplicated); SANDBOX_OK or SANDBOX_E_NOMEM. */
+int sbx_resolved_add_root(sbx_resolved *r, const char *path, int kind);
+
+/* ---- the hard-link scan (src/hardlink.c) ---- */
+
+/* Scan the scanned roots of `r` (resolved for the host) with the policy's
+ * allowlist. Returns as sandbox_scan_hardlinks(). */
+int sbx_hardlink_scan(const sbx_resolved *r, const sandbox_policy *policy,
+                      sandbox_scan_report *report);
 
 /* ---- platform plans that are portable C (explain on any host) ---- */
 

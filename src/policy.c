@@ -25,9 +25,13 @@ void sandbox_policy_free(sandbox_policy *p)
     free(p->project_root);
     free(p->working_dir);
     free(p->temp_dir);
+    free(p->output_dir);
     for (i = 0; i < p->n_add_dirs; i++)
         free(p->add_dirs[i]);
     free(p->add_dirs);
+    for (i = 0; i < p->n_allow_links; i++)
+        free(p->allow_links[i]);
+    free(p->allow_links);
     free(p);
 }
 
@@ -94,24 +98,103 @@ int sandbox_policy_set_temp_dir(sandbox_policy *p, const char *dir)
     return p ? set_path(&p->temp_dir, dir) : SANDBOX_E_INVALID;
 }
 
-int sandbox_policy_add_writable_dir(sandbox_policy *p, const char *dir)
+int sandbox_policy_set_output_dir(sandbox_policy *p, const char *dir)
+{
+    return p ? set_path(&p->output_dir, dir) : SANDBOX_E_INVALID;
+}
+
+static int append_path(char ***list, size_t *n, const char *path)
 {
     char **grown;
     char *copy = NULL;
     int rc;
-    if (!p)
-        return SANDBOX_E_INVALID;
-    rc = set_path(&copy, dir);
+    rc = set_path(&copy, path);
     if (rc != SANDBOX_OK)
         return rc;
-    grown = realloc(p->add_dirs, (p->n_add_dirs + 1) * sizeof *grown);
+    grown = realloc(*list, (*n + 1) * sizeof *grown);
     if (!grown) {
         free(copy);
         return SANDBOX_E_NOMEM;
     }
-    p->add_dirs = grown;
-    p->add_dirs[p->n_add_dirs++] = copy;
+    *list = grown;
+    (*list)[(*n)++] = copy;
     return SANDBOX_OK;
+}
+
+int sandbox_policy_add_writable_dir(sandbox_policy *p, const char *dir)
+{
+    return p ? append_path(&p->add_dirs, &p->n_add_dirs, dir) : SANDBOX_E_INVALID;
+}
+
+int sandbox_policy_allow_hardlink(sandbox_policy *p, const char *path)
+{
+    return p ? append_path(&p->allow_links, &p->n_allow_links, path) : SANDBOX_E_INVALID;
+}
+
+int sandbox_policy_set_class(sandbox_policy *p, int klass)
+{
+    if (!p || klass < SANDBOX_CLASS_PROJECT || klass > SANDBOX_CLASS_TOOL_SERVER)
+        return SANDBOX_E_INVALID;
+    p->klass = klass;
+    /* A class only means something when writes are confined; read-only is
+     * stricter than every class and stays. */
+    if (p->filesystem != SANDBOX_FS_READ_ONLY)
+        p->filesystem = SANDBOX_FS_CONFINED;
+    if (sbx_class_denies_network(klass))
+        p->network = SANDBOX_NETWORK_DENY;
+    /* Spec: the scan is on in every class; a host may switch it off after.
+     * Not on Windows, where the scan is a stub: a class there would always
+     * refuse to start; asking for the scan explicitly still fails closed. */
+#ifndef _WIN32
+    p->scan_hardlinks = 1;
+#endif
+    return SANDBOX_OK;
+}
+
+int sandbox_policy_class(const sandbox_policy *p)
+{
+    return p ? p->klass : SANDBOX_CLASS_PROJECT;
+}
+
+int sandbox_policy_set_writable_caches(sandbox_policy *p, int on)
+{
+    if (!p || (on != 0 && on != 1))
+        return SANDBOX_E_INVALID;
+    p->writable_caches = on;
+    return SANDBOX_OK;
+}
+
+int sandbox_policy_set_scan_hardlinks(sandbox_policy *p, int on)
+{
+    if (!p || (on != 0 && on != 1))
+        return SANDBOX_E_INVALID;
+    p->scan_hardlinks = on;
+    return SANDBOX_OK;
+}
+
+int sbx_class_denies_network(int klass)
+{
+    return klass == SANDBOX_CLASS_OFFLINE || klass == SANDBOX_CLASS_MEDIA;
+}
+
+int sbx_effective_network(const sandbox_policy *p)
+{
+    if (sbx_class_denies_network(p->klass) || p->filesystem == SANDBOX_FS_READ_ONLY)
+        return SANDBOX_NETWORK_DENY;
+    return p->network;
+}
+
+const char *sbx_class_name(int klass)
+{
+    switch (klass) {
+    case SANDBOX_CLASS_PROJECT: return "project";
+    case SANDBOX_CLASS_RESEARCH: return "research";
+    case SANDBOX_CLASS_BUILD: return "build";
+    case SANDBOX_CLASS_OFFLINE: return "offline";
+    case SANDBOX_CLASS_MEDIA: return "media";
+    case SANDBOX_CLASS_TOOL_SERVER: return "tool-server";
+    default: return "?";
+    }
 }
 
 int sandbox_policy_network(const sandbox_policy *p)
@@ -131,7 +214,9 @@ const char *sandbox_policy_project_root(const sandbox_policy *p)
 
 int sbx_policy_is_noop(const sandbox_policy *p)
 {
-    return p->network == SANDBOX_NETWORK_ALLOW && p->filesystem == SANDBOX_FS_UNRESTRICTED;
+    /* The effective network: a class that forbids it is never a no-op. */
+    return sbx_effective_network(p) == SANDBOX_NETWORK_ALLOW &&
+           p->filesystem == SANDBOX_FS_UNRESTRICTED;
 }
 
 /* ---- resolution ---- */
@@ -145,6 +230,9 @@ const char *sbx_root_kind_name(int kind)
     case SBX_ROOT_TEMP: return "temp";
     case SBX_ROOT_SYSTEM_TEMP: return "system-temp";
     case SBX_ROOT_DEV: return "dev";
+    case SBX_ROOT_OUTPUT: return "output";
+    case SBX_ROOT_CACHE: return "cache";
+    case SBX_ROOT_PACKAGE: return "pkg-cache";
     default: return "?";
     }
 }
@@ -175,7 +263,26 @@ static void trim_trailing_sep(char *s)
         s[--n] = '\0';
 }
 
-static int add_root(sbx_resolved *r, const char *path, int kind)
+int sbx_root_is_scanned(const struct sbx_root *root)
+{
+    switch (root->kind) {
+    case SBX_ROOT_PROJECT:
+    case SBX_ROOT_ADDED:
+    case SBX_ROOT_WORKDIR:
+    case SBX_ROOT_OUTPUT:
+        return 1;
+    case SBX_ROOT_TEMP:
+        /* The shared /tmp holds other users' private directories that can
+         * never be listed, so scanning it would refuse every launch; it stays
+         * unscanned like the system-temp root itself. */
+        return strcmp(root->path, "/tmp") != 0 && strcmp(root->path, "/private/tmp") != 0 &&
+               strcmp(root->path, "/var/tmp") != 0 && strcmp(root->path, "/private/var/tmp") != 0;
+    default:
+        return 0; /* /tmp, /dev and caches: see docs/classes.md */
+    }
+}
+
+int sbx_resolved_add_root(sbx_resolved *r, const char *path, int kind)
 {
     struct sbx_root *grown;
     char *copy;
@@ -251,9 +358,11 @@ int sbx_resolve(const sandbox_policy *p, int target, sbx_resolved *r, sandbox_er
     r->network = p->network;
     r->filesystem = p->filesystem;
     r->deny_action = p->deny_action;
-    /* Read-only forbids every socket, so the network dimension follows. */
-    if (r->filesystem == SANDBOX_FS_READ_ONLY)
-        r->network = SANDBOX_NETWORK_DENY;
+    r->klass = p->klass;
+    /* Read-only forbids every socket, and offline and media never have
+     * network, so the network dimension follows. */
+    r->network = sbx_effective_network(p);
+    sbx_presets_deny_exec(target, &r->deny_exec, &r->n_deny_exec);
 
     if (p->working_dir) {
         r->working_dir = sbx_strdup(p->working_dir);
@@ -283,20 +392,41 @@ int sbx_resolve(const sandbox_policy *p, int target, sbx_resolved *r, sandbox_er
     trim_trailing_sep(r->project_root);
 
     if (r->filesystem == SANDBOX_FS_CONFINED) {
-        rc = add_root(r, r->project_root, SBX_ROOT_PROJECT);
+        int k = p->klass;
+        /* Which of the standard roots each class writes; docs/classes.md. */
+        int w_project = k == SANDBOX_CLASS_PROJECT || k == SANDBOX_CLASS_BUILD ||
+                        k == SANDBOX_CLASS_OFFLINE;
+        int w_workdir = w_project || k == SANDBOX_CLASS_TOOL_SERVER;
+        /* research and media write their scratch only, not the shared /tmp. */
+        int w_systmp = w_workdir;
+        if (k == SANDBOX_CLASS_MEDIA && !p->output_dir) {
+            sbx_resolved_free(r);
+            return sbx_fail(err, SANDBOX_E_INVALID, 0,
+                            "the media class needs its output folder: set it with "
+                            "sandbox_policy_set_output_dir (launcher: --output DIR)");
+        }
+        if (w_project)
+            rc = sbx_resolved_add_root(r, r->project_root, SBX_ROOT_PROJECT);
         for (i = 0; rc == SANDBOX_OK && i < p->n_add_dirs; i++)
-            rc = add_root(r, p->add_dirs[i], SBX_ROOT_ADDED);
-        if (rc == SANDBOX_OK)
-            rc = add_root(r, r->working_dir, SBX_ROOT_WORKDIR);
+            rc = sbx_resolved_add_root(r, p->add_dirs[i], SBX_ROOT_ADDED);
+        if (rc == SANDBOX_OK && p->output_dir)
+            rc = sbx_resolved_add_root(r, p->output_dir, SBX_ROOT_OUTPUT);
+        if (rc == SANDBOX_OK && w_workdir)
+            rc = sbx_resolved_add_root(r, r->working_dir, SBX_ROOT_WORKDIR);
         if (rc == SANDBOX_OK && r->temp_dir)
-            rc = add_root(r, r->temp_dir, SBX_ROOT_TEMP);
+            rc = sbx_resolved_add_root(r, r->temp_dir, SBX_ROOT_TEMP);
+        if (rc == SANDBOX_OK && unix_like && w_systmp)
+            rc = sbx_resolved_add_root(r, "/tmp", SBX_ROOT_SYSTEM_TEMP);
         if (rc == SANDBOX_OK && unix_like)
-            rc = add_root(r, "/tmp", SBX_ROOT_SYSTEM_TEMP);
-        if (rc == SANDBOX_OK && unix_like)
-            rc = add_root(r, "/dev", SBX_ROOT_DEV);
+            rc = sbx_resolved_add_root(r, "/dev", SBX_ROOT_DEV);
         if (rc != SANDBOX_OK) {
             sbx_resolved_free(r);
             return sbx_fail(err, rc, ENOMEM, "out of memory while listing writable roots");
+        }
+        rc = sbx_presets_add_cache_roots(p, r, target == host_target(), err);
+        if (rc != SANDBOX_OK) {
+            sbx_resolved_free(r);
+            return rc;
         }
     }
     return SANDBOX_OK;

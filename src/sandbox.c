@@ -1,6 +1,7 @@
 /* The facade: validate, then hand over to the one backend this build has. */
 #include "backend.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,8 +36,94 @@ void sandbox_result_clear(sandbox_result *r)
     result_reset(r);
 }
 
+/* Internet-only needs a rule on the destination address (loopback and this
+ * machine's own addresses refused). Only the macOS profile can say that
+ * today; elsewhere a request for it must not quietly become "allow" (too wide)
+ * or "deny" (not what was asked), so it fails closed. Drop a platform from
+ * this test once its backend enforces the setting. */
+static int internet_only_enforced_here(void)
+{
+#if defined(__APPLE__)
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+static const char *host_platform_name(void)
+{
+#if defined(__linux__)
+    return "Linux";
+#elif defined(_WIN32)
+    return "Windows";
+#else
+    return "this platform";
+#endif
+}
+
+/* The pre-flight checks that do not belong to one backend. Runs before any
+ * confinement is applied; the hard-link scan costs nothing unless asked for. */
+static int preflight(const sandbox_policy *policy, sandbox_error *err)
+{
+    sandbox_scan_report rep;
+    sbx_resolved r;
+    int rc;
+
+    if (sbx_effective_network(policy) == SANDBOX_NETWORK_INTERNET_ONLY &&
+        !internet_only_enforced_here())
+        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0,
+                        "internet-only network (internet yes, loopback and this machine's "
+                        "own addresses no) is not enforced on %s yet; refusing to run the "
+                        "command rather than allow all network. Ask for no network, or "
+                        "for the whole network",
+                        host_platform_name());
+    if (!policy->scan_hardlinks || policy->filesystem != SANDBOX_FS_CONFINED)
+        return SANDBOX_OK;
+    rc = sbx_resolve(policy, SANDBOX_TARGET_HOST, &r, err);
+    if (rc != SANDBOX_OK)
+        return rc;
+    memset(&rep, 0, sizeof rep);
+    rc = sbx_hardlink_scan(&r, policy, &rep);
+    sbx_resolved_free(&r);
+    if (rc != SANDBOX_OK && err)
+        *err = rep.error;
+    sandbox_scan_report_clear(&rep);
+    return rc;
+}
+
+int sandbox_scan_hardlinks(const sandbox_policy *policy, sandbox_scan_report *report)
+{
+    sbx_resolved r;
+    int rc;
+    if (!report)
+        return SANDBOX_E_INVALID;
+    memset(report, 0, sizeof *report);
+    if (!policy)
+        return sbx_fail(&report->error, SANDBOX_E_INVALID, 0, "no policy was given");
+    if (policy->filesystem != SANDBOX_FS_CONFINED)
+        return SANDBOX_OK; /* no writable roots: nothing a link could widen */
+    rc = sbx_resolve(policy, SANDBOX_TARGET_HOST, &r, &report->error);
+    if (rc != SANDBOX_OK)
+        return rc;
+    rc = sbx_hardlink_scan(&r, policy, report);
+    sbx_resolved_free(&r);
+    return rc;
+}
+
+void sandbox_scan_report_clear(sandbox_scan_report *report)
+{
+    size_t i;
+    if (!report)
+        return;
+    for (i = 0; report->outside && i < report->n_outside; i++)
+        free(report->outside[i]);
+    free(report->outside);
+    memset(report, 0, sizeof *report);
+}
+
 int sandbox_enforce(const sandbox_policy *policy, const char *const argv[], sandbox_result *result)
 {
+    int rc;
     if (!result)
         return SANDBOX_E_INVALID;
     result_reset(result);
@@ -46,6 +133,9 @@ int sandbox_enforce(const sandbox_policy *policy, const char *const argv[], sand
         return sbx_fail(&result->error, SANDBOX_E_INVALID, 0, "no command was given");
     if (sbx_policy_is_noop(policy))
         return SANDBOX_OK; /* an all-off policy enforces nothing, on every platform */
+    rc = preflight(policy, &result->error);
+    if (rc != SANDBOX_OK)
+        return rc;
     return sbx_backend_enforce(policy, argv, result);
 }
 
@@ -72,6 +162,11 @@ int sandbox_spawn(const sandbox_policy *policy, const char *const argv[], const 
         options = &defaults;
     }
     memset(process, 0, sizeof *process);
+    if (!sbx_policy_is_noop(policy)) {
+        int rc = preflight(policy, error);
+        if (rc != SANDBOX_OK)
+            return rc;
+    }
     return sbx_backend_spawn(policy, argv, envp, options, process, error);
 }
 
@@ -94,6 +189,13 @@ int sandbox_self_test(sandbox_report *report)
     strcpy(report->internet_only.mechanism, "none");
     strcpy(report->protected_paths.mechanism, "none");
     sbx_backend_self_test(report);
+    if (!report->internet_only.available) {
+        if (!report->internet_only.detail[0])
+            snprintf(report->internet_only.detail, sizeof report->internet_only.detail,
+                     "internet-only network is not enforced on %s yet", host_platform_name());
+        sbx_warn(report->internet_only.detail, sizeof report->internet_only.detail,
+                 "asking for it fails closed (exit 126), never runs with more network");
+    }
     return SANDBOX_OK;
 }
 

@@ -67,6 +67,23 @@ char *sbx_strdup(const char *s)
     return p;
 }
 
+char *sbx_path_join(const char *a, char sep, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    char *p;
+    /* "/" + "x" is "/x", not "//x". A backslash separates only in
+     * Windows-style paths (sep '\\'); on unix it is part of the name. */
+    while (na > 0 && (a[na - 1] == '/' || (sep == '\\' && a[na - 1] == '\\')))
+        na--;
+    p = malloc(na + 1 + nb + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, a, na);
+    p[na] = sep;
+    memcpy(p + na + 1, b, nb + 1);
+    return p;
+}
+
 void sbx_buf_init(sbx_buf *b)
 {
     b->data = NULL;
