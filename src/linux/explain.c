@@ -20,6 +20,7 @@ int sbx_linux_explain(const sbx_resolved *r, const char *const argv[], int json,
     if (json) {
         sbx_buf_printf(out, "{\"target\":\"linux\",\"network\":\"%s\",\"filesystem\":\"%s\",",
                        net_name(r->network), fs_name(r->filesystem));
+        sbx_buf_printf(out, "\"class\":\"%s\",", sbx_class_name(r->klass));
         sbx_buf_printf(out, "\"deny_action\":\"%s\",",
                        r->deny_action == SANDBOX_DENY_EPERM ? "eperm" : "sigsys");
         sbx_buf_add(out, "\"project_root\":");
@@ -47,8 +48,8 @@ int sbx_linux_explain(const sbx_resolved *r, const char *const argv[], int json,
         sbx_buf_add(out, "]}\n");
         return SANDBOX_OK;
     }
-    sbx_buf_printf(out, "target: linux\nnetwork: %s\nfilesystem: %s\n", net_name(r->network),
-                   fs_name(r->filesystem));
+    sbx_buf_printf(out, "target: linux\nclass: %s\nnetwork: %s\nfilesystem: %s\n",
+                   sbx_class_name(r->klass), net_name(r->network), fs_name(r->filesystem));
     sbx_buf_printf(out, "project root: %s\nworking directory: %s\n", r->project_root,
                    r->working_dir);
     if (r->n_roots) {

@@ -250,6 +250,24 @@ static void render_protected(sbx_buf *b, const sbx_resolved *r)
     (void)r;
 }
 
+/* Spec 004: tools that are never allowed, in any class or mode. Each hands
+ * work to something outside the sandbox (launchd, other apps through Apple
+ * events, LaunchServices, the keychain) or escalates privileges. Rendered
+ * after the allowances so it wins over (allow default) and process-exec*. */
+static void render_deny_exec(sbx_buf *b, const sbx_resolved *r)
+{
+    size_t i;
+    if (r->n_deny_exec == 0)
+        return;
+    sbx_buf_add(b, "; tools that act outside the sandbox are never run\n(deny process-exec");
+    for (i = 0; i < r->n_deny_exec; i++) {
+        sbx_buf_add(b, "\n  (literal ");
+        add_literal(b, r->deny_exec[i]);
+        sbx_buf_add(b, ")");
+    }
+    sbx_buf_add(b, ")\n");
+}
+
 static int render_profile(const sbx_resolved *r, sbx_seatbelt_plan *plan, sandbox_error *err)
 {
     sbx_buf b;
@@ -267,8 +285,10 @@ static int render_profile(const sbx_resolved *r, sbx_seatbelt_plan *plan, sandbo
         if (rc == SANDBOX_OK && r->filesystem == SANDBOX_FS_CONFINED)
             render_writes(&b, plan);
     }
-    if (rc == SANDBOX_OK)
+    if (rc == SANDBOX_OK) {
+        render_deny_exec(&b, r);
         render_protected(&b, r);
+    }
     if (rc != SANDBOX_OK) {
         sbx_buf_free(&b);
         return rc;

@@ -79,9 +79,19 @@ static const char *param(const sbx_seatbelt_plan *plan, const char *key)
     "; libsandbox profile: allow by default, then take away what was asked\n"      \
     "(allow default)\n"
 
-static const char golden_net[] = ALLOW_HEAD NET_RULES;
-static const char golden_fs[] = ALLOW_HEAD WRITE_RULES;
-static const char golden_both[] = ALLOW_HEAD NET_RULES WRITE_RULES;
+/* Spec 004: never-allowed tools, last in every profile so they win. */
+#define DENY_EXEC                                                                   \
+    "; tools that act outside the sandbox are never run\n"                        \
+    "(deny process-exec\n"                                                          \
+    "  (literal \"/bin/launchctl\")\n"                                              \
+    "  (literal \"/usr/bin/osascript\")\n"                                          \
+    "  (literal \"/usr/bin/open\")\n"                                               \
+    "  (literal \"/usr/bin/security\")\n"                                           \
+    "  (literal \"/usr/bin/sudo\"))\n"
+
+static const char golden_net[] = ALLOW_HEAD NET_RULES DENY_EXEC;
+static const char golden_fs[] = ALLOW_HEAD WRITE_RULES DENY_EXEC;
+static const char golden_both[] = ALLOW_HEAD NET_RULES WRITE_RULES DENY_EXEC;
 static const char golden_read_only[] =
     "(version 1)\n"
     "; libsandbox read-only profile: everything not listed is refused\n"
@@ -108,7 +118,7 @@ static const char golden_read_only[] =
     "  (global-name \"com.apple.system.opendirectoryd.membership\")\n"
     "  (global-name \"com.apple.cfprefsd.daemon\")\n"
     "  (global-name \"com.apple.cfprefsd.agent\"))\n"
-    "(allow user-preference-read)\n";
+    "(allow user-preference-read)\n" DENY_EXEC;
 
 static void check_golden(int network, int fs, const char *golden, size_t n_params)
 {
