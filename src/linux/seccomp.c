@@ -1,20 +1,72 @@
-/* Placeholder until the seccomp filter lands: every request for a filter is
- * refused, so the launcher fails closed. */
-#include "linux.h"
+/* Choosing the prebuilt seccomp program for this machine, and checking that
+ * the kernel can load it. Linux only. The programs themselves are generated at
+ * build time by tools/bpfgen.c from the table in seccomp_rules.c. */
+#define _GNU_SOURCE
+#include "seccomp_rules.h"
 
+#include <errno.h>
+#include <linux/seccomp.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) && !defined(__ILP32__)
+#  define SBX_SC_HOST_FAMILY SBX_SC_X86_64
+#elif defined(__aarch64__) && !defined(__ILP32__)
+#  define SBX_SC_HOST_FAMILY SBX_SC_AARCH64
+#endif
 
 int sbx_seccomp_select(const sbx_resolved *r, const struct sbx_bpf_insn **bpf, unsigned short *len,
                        sandbox_error *err)
 {
-    (void)r;
+    const struct sbx_sc_program *p;
+    const char *why;
+    int v;
+
     *bpf = NULL;
     *len = 0;
-    return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0, "the seccomp filter is not built yet");
+    v = sbx_sc_variant_for(r, &why);
+    if (v == -1)
+        return SANDBOX_OK;
+    if (v < 0)
+        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0, "%s", why);
+#ifdef SBX_SC_HOST_FAMILY
+    p = sbx_sc_find(SBX_SC_HOST_FAMILY, v);
+#else
+    p = NULL;
+#endif
+    /* Fail closed: without a program for this ABI nothing would be enforced. */
+    if (!p)
+        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0,
+                        "no seccomp program is built for this CPU architecture (only x86_64 "
+                        "and aarch64 are supported): the command was not run");
+    *bpf = p->insns;
+    *len = p->len;
+    return SANDBOX_OK;
 }
 
 int sbx_seccomp_available(char *detail, size_t detail_size)
 {
-    snprintf(detail, detail_size, "the seccomp filter is not built yet");
+#ifdef SBX_SC_HOST_FAMILY
+    unsigned int action = SECCOMP_RET_KILL_PROCESS;
+    /* Asks only whether the action exists; installs nothing. */
+    if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) != 0) {
+        int e = errno;
+        snprintf(detail, detail_size,
+                 "the kernel cannot kill a process from a seccomp filter (%s): needs Linux "
+                 "4.14+ with CONFIG_SECCOMP_FILTER",
+                 strerror(e));
+        return 0;
+    }
+    snprintf(detail, detail_size,
+             "seccomp-bpf for %s and its 32-bit ABI: only local socket families (AF_UNIX, "
+             "AF_NETLINK); internet sockets kill the process; programs built with %s",
+             sbx_sc_archfams[SBX_SC_HOST_FAMILY].name, sbx_sc_generator);
+    return 1;
+#else
+    snprintf(detail, detail_size,
+             "no seccomp program is built for this CPU architecture (only x86_64 and aarch64)");
     return 0;
+#endif
 }

@@ -1,8 +1,419 @@
-/* Placeholder for the portable seccomp rule table. */
-#include "linux.h"
+/* The seccomp rule table and its explanation. Portable: pure data and text.
+ * tools/bpfgen.c turns this table into the BPF programs the library loads;
+ * see docs/seccomp.md for the reasoning behind each rule. */
+#include "seccomp_rules.h"
+
+/* ---- socket families ---- */
+
+/* The only families a --no-network command may create. An allowlist, because
+ * a denylist would let through the next family a kernel adds. */
+static const struct sbx_sc_family local_families[] = {
+    {1, "AF_UNIX", "local IPC: nscd, D-Bus, X11, ssh-agent, build servers"},
+    {16, "AF_NETLINK", "kernel interfaces: getaddrinfo's interface query, `ip addr`, udev"},
+};
+const struct sbx_sc_family_set sbx_sc_local_families = {
+    local_families, sizeof local_families / sizeof local_families[0]};
+
+/* The families that always kill (or EPERM under the switch), even where all
+ * others only fail: they are the internet. */
+static const struct sbx_sc_family inet_families[] = {
+    {2, "AF_INET", "the internet (IPv4)"},
+    {10, "AF_INET6", "the internet (IPv6)"},
+};
+const struct sbx_sc_family_set sbx_sc_inet_families = {
+    inet_families, sizeof inet_families / sizeof inet_families[0]};
+
+/* ioctl request numbers: the same encoding on x86 and the generic (arm) ABI. */
+#define SBX_TIOCSTI 0x5412u
+#define SBX_TIOCLINUX 0x541cu
+#define SBX_FS_IOC_SETFLAGS 0x40086602u   /* _IOW('f', 2, long) */
+#define SBX_FS_IOC32_SETFLAGS 0x40046602u /* _IOW('f', 2, int) */
+#define SBX_FS_IOC_FSSETXATTR 0x401c5820u /* _IOW('X', 32, struct fsxattr) */
+#define SBX_O_ACCMODE 0x3u
+#define SBX_O_TRUNC 0x200u /* 01000 on x86 and arm */
+#define SBX_SYS_SOCKET 1u  /* socketcall's first argument for socket() */
+
+#define NET SBX_SC_NET
+#define NOSOCK SBX_SC_NOSOCK
+#define FS SBX_SC_FS
+#define RO SBX_SC_RO
+#define TTY SBX_SC_TTY
+
+#define ALWAYS(g, name, act, why) {g, SBX_SC_ABI_ALL, name, SBX_SC_ALWAYS, 0, 0, 0, NULL, act, "", why}
+#define MASKED(g, name, argn, m, v, act, what, why)                                              \
+    {g, SBX_SC_ABI_ALL, name, SBX_SC_ARG_MASKED, argn, m, v, NULL, act, what, why}
+
+/* Order matters only for reading: the generator gives each rule its own
+ * condition, and no two rules with different actions can match one call. */
+const struct sbx_sc_rule sbx_sc_rules[] = {
+    /* -- network deny -- */
+    {NET, SBX_SC_ABI_ALL, "socket", SBX_SC_FAMILY_NOT_IN, 0, 0, 0, &sbx_sc_local_families, SBX_SC_DENY_NET,
+     "domain is not a local family",
+     "only local families may be created; every other value, future families included, "
+     "is refused"},
+    /* read-only: not even a local socket, and the internet still kills */
+    {NOSOCK, SBX_SC_ABI_DIRECT_SOCKET, "socket", SBX_SC_FAMILY_IN, 0, 0, 0,
+     &sbx_sc_inet_families, SBX_SC_DENY_NET, "domain is AF_INET or AF_INET6",
+     "the internet is refused as under --no-network"},
+    {NOSOCK, SBX_SC_ABI_MUX_SOCKET, "socket", SBX_SC_ALWAYS, 0, 0, 0, NULL, SBX_SC_DENY_NET,
+     "i386 ABI: any domain",
+     "libseccomp gives socket() and socketcall(SYS_SOCKET) one action on i386, so the "
+     "stricter one applies to every family"},
+    {NOSOCK, SBX_SC_ABI_DIRECT_SOCKET, "socket", SBX_SC_FAMILY_NOT_IN, 0, 0, 0, &sbx_sc_inet_families, SBX_SC_EPERM,
+     "domain is any other family", "read-only mode allows no socket at all"},
+    /* i386 socketcall(SYS_SOCKET, args): the family is in memory a filter cannot
+     * read, so the whole call is refused. Modern 32-bit libcs use socket(2). */
+    MASKED(NET | NOSOCK, "socketcall", 0, 0xffffffffu, SBX_SYS_SOCKET, SBX_SC_DENY_NET,
+           "call is SYS_SOCKET (i386 multiplexer)",
+           "the family lives in memory, so no socket can be allowed through it"),
+    ALWAYS(NOSOCK, "socketpair", SBX_SC_EPERM, "read-only mode allows no socket at all"),
+    /* io_uring: IORING_OP_SOCKET and IORING_OP_OPENAT act without the syscalls
+     * this filter sees; an inherited ring is refused by io_uring_enter. */
+    ALWAYS(NET | NOSOCK | FS | RO, "io_uring_setup", SBX_SC_EPERM,
+           "io_uring creates sockets and opens files without socket(2)/open(2)"),
+    ALWAYS(NET | NOSOCK | FS | RO, "io_uring_enter", SBX_SC_EPERM,
+           "an inherited ring could still submit work"),
+    ALWAYS(NET | NOSOCK | FS | RO, "io_uring_register", SBX_SC_EPERM,
+           "an inherited ring could still be reconfigured"),
+
+    /* -- confined filesystem: truncation that Landlock (without TRUNCATE) lets through -- */
+    MASKED(FS, "open", 1, SBX_O_ACCMODE | SBX_O_TRUNC, SBX_O_TRUNC, SBX_SC_EACCES,
+           "flags are O_RDONLY|O_TRUNC",
+           "truncates a file Landlock only checked for reading"),
+    MASKED(FS, "openat", 2, SBX_O_ACCMODE | SBX_O_TRUNC, SBX_O_TRUNC, SBX_SC_EACCES,
+           "flags are O_RDONLY|O_TRUNC",
+           "truncates a file Landlock only checked for reading"),
+    MASKED(FS, "open_by_handle_at", 2, SBX_O_ACCMODE | SBX_O_TRUNC, SBX_O_TRUNC, SBX_SC_EACCES,
+           "flags are O_RDONLY|O_TRUNC",
+           "truncates a file Landlock only checked for reading"),
+    ALWAYS(FS, "openat2", SBX_SC_ENOSYS,
+           "its flags are in memory; ENOSYS makes libcs fall back to openat"),
+    ALWAYS(FS, "truncate", SBX_SC_EPERM, "truncation by path is not checked by Landlock here"),
+    ALWAYS(FS, "truncate64", SBX_SC_EPERM,
+           "truncation by path is not checked by Landlock here"),
+
+    /* -- read-only: no metadata change -- */
+    ALWAYS(RO, "chmod", SBX_SC_EPERM, "file modes are metadata"),
+    ALWAYS(RO, "fchmod", SBX_SC_EPERM, "file modes are metadata"),
+    ALWAYS(RO, "fchmodat", SBX_SC_EPERM, "file modes are metadata"),
+    ALWAYS(RO, "fchmodat2", SBX_SC_EPERM, "file modes are metadata"),
+    ALWAYS(RO, "chown", SBX_SC_EPERM, "ownership is metadata"),
+    ALWAYS(RO, "fchown", SBX_SC_EPERM, "ownership is metadata"),
+    ALWAYS(RO, "lchown", SBX_SC_EPERM, "ownership is metadata"),
+    ALWAYS(RO, "fchownat", SBX_SC_EPERM, "ownership is metadata"),
+    ALWAYS(RO, "chown32", SBX_SC_EPERM, "ownership is metadata (32-bit ids)"),
+    ALWAYS(RO, "fchown32", SBX_SC_EPERM, "ownership is metadata (32-bit ids)"),
+    ALWAYS(RO, "lchown32", SBX_SC_EPERM, "ownership is metadata (32-bit ids)"),
+    ALWAYS(RO, "setxattr", SBX_SC_EPERM, "extended attributes are metadata"),
+    ALWAYS(RO, "lsetxattr", SBX_SC_EPERM, "extended attributes are metadata"),
+    ALWAYS(RO, "fsetxattr", SBX_SC_EPERM, "extended attributes are metadata"),
+    ALWAYS(RO, "removexattr", SBX_SC_EPERM, "extended attributes are metadata"),
+    ALWAYS(RO, "lremovexattr", SBX_SC_EPERM, "extended attributes are metadata"),
+    ALWAYS(RO, "fremovexattr", SBX_SC_EPERM, "extended attributes are metadata"),
+    ALWAYS(RO, "utime", SBX_SC_EPERM, "timestamps are metadata"),
+    ALWAYS(RO, "utimes", SBX_SC_EPERM, "timestamps are metadata"),
+    ALWAYS(RO, "futimesat", SBX_SC_EPERM, "timestamps are metadata"),
+    ALWAYS(RO, "utimensat", SBX_SC_EPERM, "timestamps are metadata"),
+    ALWAYS(RO, "utimensat_time64", SBX_SC_EPERM, "timestamps are metadata (32-bit ABI)"),
+    MASKED(RO, "ioctl", 1, 0xffffffffu, SBX_FS_IOC_SETFLAGS, SBX_SC_EPERM,
+           "request is FS_IOC_SETFLAGS", "chattr: immutable, append-only, ..."),
+    MASKED(RO, "ioctl", 1, 0xffffffffu, SBX_FS_IOC32_SETFLAGS, SBX_SC_EPERM,
+           "request is FS_IOC32_SETFLAGS", "chattr from 32-bit programs"),
+    MASKED(RO, "ioctl", 1, 0xffffffffu, SBX_FS_IOC_FSSETXATTR, SBX_SC_EPERM,
+           "request is FS_IOC_FSSETXATTR", "xfs-style inode flags and project ids"),
+    /* -- read-only: no channel to a process outside -- */
+    ALWAYS(RO, "shmget", SBX_SC_EPERM, "System V shared memory outlives the command"),
+    ALWAYS(RO, "shmat", SBX_SC_EPERM, "System V shared memory"),
+    ALWAYS(RO, "shmdt", SBX_SC_EPERM, "System V shared memory"),
+    ALWAYS(RO, "shmctl", SBX_SC_EPERM, "System V shared memory"),
+    ALWAYS(RO, "semget", SBX_SC_EPERM, "System V semaphores"),
+    ALWAYS(RO, "semop", SBX_SC_EPERM, "System V semaphores"),
+    ALWAYS(RO, "semtimedop", SBX_SC_EPERM, "System V semaphores"),
+    ALWAYS(RO, "semtimedop_time64", SBX_SC_EPERM, "System V semaphores (32-bit ABI)"),
+    ALWAYS(RO, "semctl", SBX_SC_EPERM, "System V semaphores"),
+    ALWAYS(RO, "msgget", SBX_SC_EPERM, "System V message queues"),
+    ALWAYS(RO, "msgsnd", SBX_SC_EPERM, "System V message queues"),
+    ALWAYS(RO, "msgrcv", SBX_SC_EPERM, "System V message queues"),
+    ALWAYS(RO, "msgctl", SBX_SC_EPERM, "System V message queues"),
+    ALWAYS(RO, "ipc", SBX_SC_EPERM, "the i386 System V multiplexer"),
+    ALWAYS(RO, "mq_open", SBX_SC_EPERM, "POSIX message queues are files in mqueuefs"),
+    ALWAYS(RO, "mq_unlink", SBX_SC_EPERM, "POSIX message queues"),
+    ALWAYS(RO, "mq_timedsend", SBX_SC_EPERM, "POSIX message queues"),
+    ALWAYS(RO, "mq_timedsend_time64", SBX_SC_EPERM, "POSIX message queues (32-bit ABI)"),
+    ALWAYS(RO, "mq_timedreceive", SBX_SC_EPERM, "POSIX message queues"),
+    ALWAYS(RO, "mq_timedreceive_time64", SBX_SC_EPERM, "POSIX message queues (32-bit ABI)"),
+    ALWAYS(RO, "mq_notify", SBX_SC_EPERM, "POSIX message queues"),
+    ALWAYS(RO, "mq_getsetattr", SBX_SC_EPERM, "POSIX message queues"),
+    ALWAYS(RO, "add_key", SBX_SC_EPERM, "the kernel keyring is shared state"),
+    ALWAYS(RO, "request_key", SBX_SC_EPERM, "the kernel keyring is shared state"),
+    ALWAYS(RO, "keyctl", SBX_SC_EPERM, "the kernel keyring is shared state"),
+    /* -- read-only: kernel attack surface nothing read-only needs -- */
+    ALWAYS(RO, "bpf", SBX_SC_EPERM, "loads programs into the kernel"),
+    ALWAYS(RO, "perf_event_open", SBX_SC_EPERM, "observes other processes and the kernel"),
+    ALWAYS(RO, "userfaultfd", SBX_SC_EPERM, "a classic exploit primitive"),
+    ALWAYS(RO, "personality", SBX_SC_EPERM, "READ_IMPLIES_EXEC and layout changes"),
+
+    /* -- every mode: terminal input injection -- */
+    MASKED(TTY, "ioctl", 1, 0xffffffffu, SBX_TIOCSTI, SBX_SC_EPERM, "request is TIOCSTI",
+           "pushes keystrokes into the terminal's input, run by the shell after exit"),
+    MASKED(TTY, "ioctl", 1, 0xffffffffu, SBX_TIOCLINUX, SBX_SC_EPERM, "request is TIOCLINUX",
+           "console selection paste is terminal input injection"),
+};
+const size_t sbx_sc_n_rules = sizeof sbx_sc_rules / sizeof sbx_sc_rules[0];
+
+/* Reviewed against the kernel's syscall tables up to Linux 6.18 (listns, 470).
+ * libseccomp 2.5.4 knows numbers up to 456. */
+const struct sbx_sc_newer sbx_sc_newer[] = {
+    {457, "statmount", 0},       {458, "listmount", 0},     {459, "lsm_get_self_attr", 0},
+    {460, "lsm_set_self_attr", 0}, {461, "lsm_list_modules", 0}, {462, "mseal", 0},
+    {463, "setxattrat", 1},      {464, "getxattrat", 0},    {465, "listxattrat", 0},
+    {466, "removexattrat", 1},   {467, "open_tree_attr", 1}, {468, "file_getattr", 0},
+    {469, "file_setattr", 1},    {470, "listns", 0},
+};
+const size_t sbx_sc_n_newer = sizeof sbx_sc_newer / sizeof sbx_sc_newer[0];
+const uint32_t sbx_sc_last_reviewed_nr = 470;
+
+const struct sbx_sc_archfam_info sbx_sc_archfams[SBX_SC_N_ARCHFAMS] = {
+    /* x32 numbers (bit 30) go on to libseccomp's program, which kills them. */
+    {"x86_64", "x86_64", "x86", 0xc000003eu, 0x40000003u, 0x40000000u, 0},
+    /* ARM private syscalls (set_tls, cacheflush) live at 0x0f0000 and up. */
+    {"aarch64", "aarch64", "arm", 0xc00000b7u, 0x40000028u, 0, 0x0f0000u},
+};
+
+/* ---- variants ---- */
+
+static const struct {
+    const char *name;
+    unsigned groups;
+    int eperm;
+    int guarded;
+} variants[SBX_SC_N_VARIANTS] = {
+    [SBX_SC_V_CONFINED] = {"confined", FS | TTY, 0, 0},
+    [SBX_SC_V_NET] = {"net", NET | TTY, 0, 0},
+    [SBX_SC_V_NET_EPERM] = {"net-eperm", NET | TTY, 1, 0},
+    [SBX_SC_V_NET_CONFINED] = {"net-confined", NET | FS | TTY, 0, 0},
+    [SBX_SC_V_NET_CONFINED_EPERM] = {"net-confined-eperm", NET | FS | TTY, 1, 0},
+    [SBX_SC_V_READ_ONLY] = {"read-only", RO | NOSOCK | FS | TTY, 0, 1},
+    [SBX_SC_V_READ_ONLY_EPERM] = {"read-only-eperm", RO | NOSOCK | FS | TTY, 1, 1},
+};
+
+unsigned sbx_sc_variant_groups(int v)
+{
+    return v >= 0 && v < SBX_SC_N_VARIANTS ? variants[v].groups : 0;
+}
+
+int sbx_sc_variant_eperm(int v)
+{
+    return v >= 0 && v < SBX_SC_N_VARIANTS && variants[v].eperm;
+}
+
+int sbx_sc_variant_guarded(int v)
+{
+    return v >= 0 && v < SBX_SC_N_VARIANTS && variants[v].guarded;
+}
+
+const char *sbx_sc_variant_name(int v)
+{
+    return v >= 0 && v < SBX_SC_N_VARIANTS ? variants[v].name : "none";
+}
+
+int sbx_sc_variant_for(const sbx_resolved *r, const char **why)
+{
+    int eperm = r->deny_action == SANDBOX_DENY_EPERM;
+
+    *why = "";
+    if (r->filesystem == SANDBOX_FS_READ_ONLY)
+        return eperm ? SBX_SC_V_READ_ONLY_EPERM : SBX_SC_V_READ_ONLY;
+    if (r->network == SANDBOX_NETWORK_INTERNET_ONLY) {
+        /* Fail closed: telling loopback from the internet needs address
+         * rules seccomp cannot express. */
+        *why = "internet-only network is not enforceable on Linux yet (seccomp cannot tell "
+               "loopback from the internet); use --no-network or allow the network";
+        return -2;
+    }
+    if (r->network == SANDBOX_NETWORK_DENY) {
+        if (r->filesystem == SANDBOX_FS_CONFINED)
+            return eperm ? SBX_SC_V_NET_CONFINED_EPERM : SBX_SC_V_NET_CONFINED;
+        return eperm ? SBX_SC_V_NET_EPERM : SBX_SC_V_NET;
+    }
+    if (r->filesystem == SANDBOX_FS_CONFINED)
+        return SBX_SC_V_CONFINED;
+    return -1;
+}
+
+/* ---- explain ---- */
+
+static const char *group_name(unsigned g)
+{
+    switch (g) {
+    case SBX_SC_NET:
+        return "network";
+    case SBX_SC_NOSOCK:
+        return "no-sockets";
+    case SBX_SC_FS:
+        return "truncation";
+    case SBX_SC_RO:
+        return "read-only";
+    default:
+        return "terminal";
+    }
+}
+
+static const char *action_name(int action, int eperm)
+{
+    switch (action) {
+    case SBX_SC_DENY_NET:
+        return eperm ? "EPERM" : "kill-process";
+    case SBX_SC_EPERM:
+        return "EPERM";
+    case SBX_SC_EACCES:
+        return "EACCES";
+    default:
+        return "ENOSYS";
+    }
+}
+
+/* "AF_UNIX, AF_NETLINK" */
+static void add_families(sbx_buf *out, const struct sbx_sc_family_set *set, int json)
+{
+    size_t i;
+    for (i = 0; i < set->n; i++) {
+        if (i)
+            sbx_buf_add(out, json ? "," : ", ");
+        if (json)
+            sbx_buf_json_str(out, set->items[i].name);
+        else
+            sbx_buf_add(out, set->items[i].name);
+    }
+}
+
+static void explain_rule_text(sbx_buf *out, const struct sbx_sc_rule *rule, int eperm)
+{
+    sbx_buf_printf(out, "      %-14s %-13s", rule->syscall, action_name(rule->action, eperm));
+    if (rule->match == SBX_SC_FAMILY_NOT_IN || rule->match == SBX_SC_FAMILY_IN) {
+        sbx_buf_add(out, rule->match == SBX_SC_FAMILY_IN ? "when domain is one of "
+                                                         : "when domain is not one of ");
+        add_families(out, rule->families, 0);
+    } else if (rule->what[0]) {
+        sbx_buf_printf(out, "when %s", rule->what);
+    } else {
+        sbx_buf_add(out, "always");
+    }
+    sbx_buf_printf(out, " (%s)\n", rule->why);
+}
+
+static void explain_rule_json(sbx_buf *out, const struct sbx_sc_rule *rule, int eperm)
+{
+    sbx_buf_add(out, "{\"syscall\":");
+    sbx_buf_json_str(out, rule->syscall);
+    sbx_buf_printf(out, ",\"action\":\"%s\",\"when\":", action_name(rule->action, eperm));
+    if (rule->match == SBX_SC_FAMILY_NOT_IN || rule->match == SBX_SC_FAMILY_IN) {
+        sbx_buf_add(out, rule->match == SBX_SC_FAMILY_IN ? "{\"domain_in\":["
+                                                         : "{\"domain_not_in\":[");
+        add_families(out, rule->families, 1);
+        sbx_buf_add(out, "]}");
+    } else if (rule->match == SBX_SC_ARG_MASKED) {
+        sbx_buf_printf(out, "{\"arg\":%u,\"mask\":%lu,\"value\":%lu,\"text\":", rule->arg,
+                       (unsigned long)rule->mask, (unsigned long)rule->value);
+        sbx_buf_json_str(out, rule->what);
+        sbx_buf_add(out, "}");
+    } else {
+        sbx_buf_add(out, "\"always\"");
+    }
+    sbx_buf_add(out, ",\"why\":");
+    sbx_buf_json_str(out, rule->why);
+    sbx_buf_add(out, "}");
+}
+
+static void explain_newer(sbx_buf *out, int json)
+{
+    size_t i;
+    int first = 1;
+    if (json) {
+        sbx_buf_printf(out, ",\"newer_syscalls\":{\"last_reviewed\":%lu,\"eperm\":[",
+                       (unsigned long)sbx_sc_last_reviewed_nr);
+        for (i = 0; i < sbx_sc_n_newer; i++) {
+            if (!sbx_sc_newer[i].refused)
+                continue;
+            if (!first)
+                sbx_buf_add(out, ",");
+            first = 0;
+            sbx_buf_json_str(out, sbx_sc_newer[i].name);
+        }
+        sbx_buf_add(out, "],\"above_last_reviewed\":\"ENOSYS\"}");
+        return;
+    }
+    sbx_buf_add(out, "    newer than libseccomp's table: EPERM for");
+    for (i = 0; i < sbx_sc_n_newer; i++)
+        if (sbx_sc_newer[i].refused)
+            sbx_buf_printf(out, " %s", sbx_sc_newer[i].name);
+    sbx_buf_printf(out, "; ENOSYS for every syscall above %lu (the last one reviewed)\n",
+                   (unsigned long)sbx_sc_last_reviewed_nr);
+}
 
 void sbx_seccomp_explain(const sbx_resolved *r, int json, sbx_buf *out)
 {
-    (void)r;
-    sbx_buf_add(out, json ? "null" : "  seccomp: not built yet\n");
+    const char *why;
+    int v = sbx_sc_variant_for(r, &why);
+    unsigned groups, g;
+    int eperm, first;
+    size_t i;
+
+    if (v < 0) {
+        if (json) {
+            sbx_buf_add(out, "null");
+        } else if (v == -2) {
+            sbx_buf_printf(out, "  seccomp: cannot enforce: %s\n", why);
+        } else {
+            sbx_buf_add(out, "  seccomp: no filter\n");
+        }
+        return;
+    }
+    groups = sbx_sc_variant_groups(v);
+    eperm = sbx_sc_variant_eperm(v);
+    if (json) {
+        sbx_buf_printf(out, "{\"program\":\"%s\",\"default\":\"allow\","
+                            "\"foreign_arch\":\"kill-process\",\"x32\":\"kill-process\","
+                            "\"groups\":[",
+                       sbx_sc_variant_name(v));
+    } else {
+        sbx_buf_printf(out, "  seccomp (program %s): every other syscall allowed; "
+                            "a foreign architecture or x32 syscall kills the process\n",
+                       sbx_sc_variant_name(v));
+    }
+    first = 1;
+    for (g = 1; g <= SBX_SC_TTY; g <<= 1) {
+        int first_rule = 1;
+        if (!(groups & g))
+            continue;
+        if (json) {
+            sbx_buf_printf(out, "%s{\"name\":\"%s\",\"rules\":[", first ? "" : ",",
+                           group_name(g));
+        } else {
+            sbx_buf_printf(out, "    %s:\n", group_name(g));
+        }
+        first = 0;
+        for (i = 0; i < sbx_sc_n_rules; i++) {
+            const struct sbx_sc_rule *rule = &sbx_sc_rules[i];
+            /* A rule shared by several groups is listed under the first one. */
+            if (!(rule->groups & g) || (rule->groups & groups & (g - 1)))
+                continue;
+            if (json) {
+                if (!first_rule)
+                    sbx_buf_add(out, ",");
+                explain_rule_json(out, rule, eperm);
+            } else {
+                explain_rule_text(out, rule, eperm);
+            }
+            first_rule = 0;
+        }
+        if (json)
+            sbx_buf_add(out, "]}");
+    }
+    if (json)
+        sbx_buf_add(out, "]");
+    if (sbx_sc_variant_guarded(v))
+        explain_newer(out, json);
+    if (json)
+        sbx_buf_add(out, "}");
 }

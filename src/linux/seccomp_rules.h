@@ -1,0 +1,148 @@
+/* The seccomp rule table: one portable description of every rule the Linux
+ * backend loads. tools/bpfgen.c compiles it into BPF at build time (with
+ * libseccomp), and sbx_seccomp_explain() prints it, so the words can never
+ * drift from the program that is loaded. Pure data; compiles on any host. */
+#ifndef SANDBOX_SECCOMP_RULES_H
+#define SANDBOX_SECCOMP_RULES_H
+
+#include "linux.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Rule groups. A program variant is a set of groups. */
+enum sbx_sc_group {
+    SBX_SC_NET = 1u << 0,    /* network deny: only local socket families */
+    SBX_SC_NOSOCK = 1u << 1, /* read-only: no socket of any family */
+    SBX_SC_FS = 1u << 2,     /* confined fs: the truncation routes Landlock leaves open */
+    SBX_SC_RO = 1u << 3,     /* read-only: metadata, IPC, keyring, ... */
+    SBX_SC_TTY = 1u << 4     /* every confining mode: terminal input injection */
+};
+
+/* What a matching syscall gets. */
+enum sbx_sc_action {
+    SBX_SC_DENY_NET, /* killed with SIGSYS, or EPERM under SANDBOX_DENY_EPERM */
+    SBX_SC_EPERM,
+    SBX_SC_EACCES,
+    SBX_SC_ENOSYS
+};
+
+/* How a rule looks at the arguments. */
+enum sbx_sc_match {
+    SBX_SC_ALWAYS,        /* whatever the arguments */
+    SBX_SC_ARG_MASKED,    /* (low 32 bits of arg & mask) == value */
+    SBX_SC_FAMILY_IN,     /* socket domain (low 32 bits) is one of the set */
+    SBX_SC_FAMILY_NOT_IN  /* socket domain is any other value, 64 and above included */
+};
+
+/* A set of socket families, with the reason each is in it. */
+struct sbx_sc_family {
+    uint32_t value;
+    const char *name;
+    const char *why;
+};
+
+struct sbx_sc_family_set {
+    const struct sbx_sc_family *items;
+    size_t n;
+};
+
+/* Which ABIs a rule is compiled for. libseccomp turns a socket() rule on
+ * i386 into both the direct syscall and socketcall(SYS_SOCKET), dropping the
+ * argument test for the latter; two socket() rules with different actions
+ * would then collide there, so such ABIs get one unconditional rule instead. */
+enum sbx_sc_abis {
+    SBX_SC_ABI_ALL,          /* every ABI */
+    SBX_SC_ABI_DIRECT_SOCKET, /* ABIs where socket() is only a direct syscall */
+    SBX_SC_ABI_MUX_SOCKET     /* ABIs where libseccomp multiplexes socket() (i386) */
+};
+
+struct sbx_sc_rule {
+    unsigned groups;     /* enum sbx_sc_group bits this rule belongs to */
+    int abis;            /* enum sbx_sc_abis */
+    const char *syscall; /* the name libseccomp and the kernel tables use */
+    int match;           /* enum sbx_sc_match */
+    unsigned arg;        /* the argument compared (ARG_MASKED, FAMILY_*) */
+    uint32_t mask, value;
+    const struct sbx_sc_family_set *families; /* FAMILY_* */
+    int action;          /* enum sbx_sc_action */
+    const char *what;    /* the condition in words, for explain ("" = any arguments) */
+    const char *why;     /* one line: why the rule exists */
+};
+
+extern const struct sbx_sc_rule sbx_sc_rules[];
+extern const size_t sbx_sc_n_rules;
+extern const struct sbx_sc_family_set sbx_sc_local_families; /* allowed under network deny */
+extern const struct sbx_sc_family_set sbx_sc_inet_families;  /* killed even in read-only */
+
+/* Syscalls newer than libseccomp's table. A hand-written guard placed before
+ * the generated program decides them by number (the same on every supported
+ * ABI from 424 on) in read-only mode; everything above the last one reviewed
+ * gets ENOSYS, so a syscall the table does not know is refused, never allowed. */
+struct sbx_sc_newer {
+    uint32_t nr;
+    const char *name;
+    int refused; /* 1: EPERM in read-only; 0: allowed (reviewed as harmless) */
+};
+extern const struct sbx_sc_newer sbx_sc_newer[];
+extern const size_t sbx_sc_n_newer;
+extern const uint32_t sbx_sc_last_reviewed_nr;
+
+/* Program variants, chosen from the resolved policy. */
+enum sbx_sc_variant {
+    SBX_SC_V_CONFINED,        /* confined fs, network allowed */
+    SBX_SC_V_NET,             /* network deny, fs unrestricted */
+    SBX_SC_V_NET_EPERM,
+    SBX_SC_V_NET_CONFINED,    /* network deny and confined fs */
+    SBX_SC_V_NET_CONFINED_EPERM,
+    SBX_SC_V_READ_ONLY,
+    SBX_SC_V_READ_ONLY_EPERM,
+    SBX_SC_N_VARIANTS
+};
+
+/* The groups of a variant, whether DENY_NET means EPERM, whether the
+ * newer-syscall guard comes first, and its name ("net", "read-only-eperm"). */
+unsigned sbx_sc_variant_groups(int variant);
+int sbx_sc_variant_eperm(int variant);
+int sbx_sc_variant_guarded(int variant);
+const char *sbx_sc_variant_name(int variant);
+
+/* Map a resolved policy to a variant. Returns the variant, -1 when no filter
+ * is needed, or -2 when the policy cannot be enforced by seccomp (*why says
+ * why). */
+int sbx_sc_variant_for(const sbx_resolved *r, const char **why);
+
+/* Architecture families: a native ABI and the compat ABI its kernel runs. */
+enum sbx_sc_archfam { SBX_SC_X86_64, SBX_SC_AARCH64, SBX_SC_N_ARCHFAMS };
+
+struct sbx_sc_archfam_info {
+    const char *name;        /* "x86_64" */
+    const char *native;      /* libseccomp arch names */
+    const char *compat;
+    uint32_t audit_native;   /* AUDIT_ARCH_* as seccomp_data.arch reports them */
+    uint32_t audit_compat;
+    uint32_t native_passthru; /* nr >= this skips the guard (x32 bit); 0: none */
+    uint32_t compat_passthru; /* nr >= this skips the guard (ARM private); 0: none */
+};
+extern const struct sbx_sc_archfam_info sbx_sc_archfams[SBX_SC_N_ARCHFAMS];
+
+/* A generated program (the table lives in the build directory). */
+struct sbx_sc_program {
+    int archfam; /* enum sbx_sc_archfam */
+    int variant; /* enum sbx_sc_variant */
+    const struct sbx_bpf_insn *insns;
+    unsigned short len;
+};
+extern const struct sbx_sc_program sbx_sc_programs[];
+extern const size_t sbx_sc_n_programs;
+extern const char sbx_sc_generator[]; /* "libseccomp 2.5.4" */
+
+/* The program for (archfam, variant), or NULL. */
+const struct sbx_sc_program *sbx_sc_find(int archfam, int variant);
+
+/* Socket-family expansion used by the generator and the tests: values 0..63
+ * are compared one by one; every value >= 64 has a bit from 6 to 31 set, and
+ * one rule per bit catches them all. */
+#define SBX_SC_FAMILY_EXACT_LIMIT 64u
+
+#endif

@@ -1,0 +1,429 @@
+#define _POSIX_C_SOURCE 200809L
+/* Pins the generated seccomp programs: every variant, both arch families,
+ * run in a BPF simulator against a table of (arch, syscall, arguments,
+ * expected action). A libseccomp upgrade that changes behaviour fails here. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "bpf_sim.h"
+#include "linux/seccomp_rules.h"
+
+#define AUDIT_X86_64 0xc000003eu
+#define AUDIT_I386 0x40000003u
+#define AUDIT_AARCH64 0xc00000b7u
+#define AUDIT_ARM 0x40000028u
+
+#define KILL SIM_RET_KILL_PROCESS
+#define ALLOW SIM_RET_ALLOW
+#define EPERM_ SIM_RET_ERRNO(1)
+#define EACCES_ SIM_RET_ERRNO(13)
+#define ENOSYS_ SIM_RET_ERRNO(38)
+#define NETDENY 0xfffffff0u /* kill, or EPERM in the *-eperm variants */
+
+/* Variant sets. */
+#define B(v) (1u << (v))
+#define V_CONF B(SBX_SC_V_CONFINED)
+#define V_NETONLY (B(SBX_SC_V_NET) | B(SBX_SC_V_NET_EPERM))
+#define V_NETCONF (B(SBX_SC_V_NET_CONFINED) | B(SBX_SC_V_NET_CONFINED_EPERM))
+#define V_NET (V_NETONLY | V_NETCONF)
+#define V_RO (B(SBX_SC_V_READ_ONLY) | B(SBX_SC_V_READ_ONLY_EPERM))
+#define V_DENY (V_NET | V_RO)
+#define V_FS (V_CONF | V_NETCONF | V_RO)
+#define V_NOTRO (V_CONF | V_NET)
+#define V_NOTFS V_NETONLY
+#define V_ALL (V_CONF | V_NET | V_RO)
+
+#define HI(x) ((uint64_t)(x) << 32)
+
+struct sc_case {
+    const char *name;
+    unsigned variants;
+    uint32_t arch;
+    uint32_t nr;
+    uint64_t a0, a1, a2;
+    uint32_t want;
+};
+
+/* x86_64 and its i386 compat ABI. */
+static const struct sc_case x86_cases[] = {
+    {"inet stream socket", V_DENY, AUDIT_X86_64, 41, 2, 1, 0, NETDENY},
+    {"inet socket allowed when only confined", V_CONF, AUDIT_X86_64, 41, 2, 1, 0, ALLOW},
+    {"inet6 datagram socket", V_DENY, AUDIT_X86_64, 41, 10, 2, 0, NETDENY},
+    {"inet raw socket", V_DENY, AUDIT_X86_64, 41, 2, 3, 0, NETDENY},
+    {"inet with junk upper bits", V_DENY, AUDIT_X86_64, 41, 2 | HI(1), 1, 0, NETDENY},
+    {"inet6 with all upper bits", V_DENY, AUDIT_X86_64, 41, 10 | HI(0xffffffffu), 1, 0, NETDENY},
+    {"unix with junk upper bits stays allowed", V_NET | V_CONF, AUDIT_X86_64, 41, 1 | HI(2), 1,
+     0, ALLOW},
+    {"unix socket", V_NET, AUDIT_X86_64, 41, 1, 1, 0, ALLOW},
+    {"netlink socket", V_NET, AUDIT_X86_64, 41, 16, 3, 0, ALLOW},
+    {"unix socket in read-only", V_RO, AUDIT_X86_64, 41, 1, 1, 0, EPERM_},
+    {"netlink socket in read-only", V_RO, AUDIT_X86_64, 41, 16, 3, 0, EPERM_},
+    {"unspec", V_NET, AUDIT_X86_64, 41, 0, 1, 0, NETDENY},
+    {"packet", V_NET, AUDIT_X86_64, 41, 17, 3, 0, NETDENY},
+    {"packet in read-only", V_RO, AUDIT_X86_64, 41, 17, 3, 0, EPERM_},
+    {"can", V_NET, AUDIT_X86_64, 41, 29, 3, 0, NETDENY},
+    {"bluetooth", V_NET, AUDIT_X86_64, 41, 31, 1, 0, NETDENY},
+    {"alg", V_NET, AUDIT_X86_64, 41, 38, 5, 0, NETDENY},
+    {"vsock", V_NET, AUDIT_X86_64, 41, 40, 1, 0, NETDENY},
+    {"xdp", V_NET, AUDIT_X86_64, 41, 44, 3, 0, NETDENY},
+    {"family 63", V_NET, AUDIT_X86_64, 41, 63, 1, 0, NETDENY},
+    {"family 64 (a future family)", V_NET, AUDIT_X86_64, 41, 64, 1, 0, NETDENY},
+    {"family 65", V_NET, AUDIT_X86_64, 41, 65, 1, 0, NETDENY},
+    {"family 1000", V_NET, AUDIT_X86_64, 41, 1000, 1, 0, NETDENY},
+    {"family 0x80000000", V_NET, AUDIT_X86_64, 41, 0x80000000u, 1, 0, NETDENY},
+    {"family -1", V_NET, AUDIT_X86_64, 41, 0xffffffffu, 1, 0, NETDENY},
+    {"family 1000 in read-only", V_RO, AUDIT_X86_64, 41, 1000, 1, 0, EPERM_},
+    {"family 66 in read-only is not inet", V_RO, AUDIT_X86_64, 41, 66, 1, 0, EPERM_},
+    {"x32 socket", V_ALL, AUDIT_X86_64, 41 | 0x40000000u, 2, 1, 0, KILL},
+    {"x32 getpid", V_ALL, AUDIT_X86_64, 39 | 0x40000000u, 0, 0, 0, KILL},
+    {"x32 socket with the x32-only number", V_ALL, AUDIT_X86_64, 0x40000000u | 530, 0, 0, 0, KILL},
+    {"a foreign arch", V_ALL, AUDIT_AARCH64, 172, 0, 0, 0, KILL},
+    {"a foreign 32-bit arch", V_ALL, AUDIT_ARM, 20, 0, 0, 0, KILL},
+    {"socketpair", V_NET | V_CONF, AUDIT_X86_64, 53, 1, 1, 0, ALLOW},
+    {"socketpair in read-only", V_RO, AUDIT_X86_64, 53, 1, 1, 0, EPERM_},
+    {"io_uring_setup", V_ALL, AUDIT_X86_64, 425, 8, 0, 0, EPERM_},
+    {"io_uring_enter", V_ALL, AUDIT_X86_64, 426, 3, 1, 0, EPERM_},
+    {"io_uring_register", V_ALL, AUDIT_X86_64, 427, 3, 0, 0, EPERM_},
+    {"i386 io_uring_setup", V_ALL, AUDIT_I386, 425, 8, 0, 0, EPERM_},
+    /* i386 */
+    {"i386 socket inet", V_DENY, AUDIT_I386, 359, 2, 1, 0, NETDENY},
+    {"i386 socket inet6", V_DENY, AUDIT_I386, 359, 10, 1, 0, NETDENY},
+    {"i386 socket packet", V_NET, AUDIT_I386, 359, 17, 3, 0, NETDENY},
+    {"i386 socket unix", V_NET | V_CONF, AUDIT_I386, 359, 1, 1, 0, ALLOW},
+    {"i386 socket unix in read-only", V_RO, AUDIT_I386, 359, 1, 1, 0, NETDENY},
+    {"i386 socket family 4096", V_NET, AUDIT_I386, 359, 4096, 1, 0, NETDENY},
+    {"i386 socketcall SYS_SOCKET", V_DENY, AUDIT_I386, 102, 1, 0x1000, 0, NETDENY},
+    {"i386 socketcall SYS_SOCKET when only confined", V_CONF, AUDIT_I386, 102, 1, 0x1000, 0, ALLOW},
+    {"i386 socketcall SYS_CONNECT", V_ALL, AUDIT_I386, 102, 3, 0x1000, 0, ALLOW},
+    {"i386 socketcall SYS_SOCKETPAIR", V_NET, AUDIT_I386, 102, 8, 0x1000, 0, ALLOW},
+    {"i386 socketcall SYS_SOCKETPAIR in read-only", V_RO, AUDIT_I386, 102, 8, 0x1000, 0, EPERM_},
+    {"i386 socketpair", V_RO, AUDIT_I386, 360, 1, 1, 0, EPERM_},
+    /* truncation in confined mode */
+    {"openat O_RDONLY|O_TRUNC", V_FS, AUDIT_X86_64, 257, 0xffffff9cu, 0x1000, 0x200, EACCES_},
+    {"openat O_RDONLY|O_TRUNC|O_CREAT", V_FS, AUDIT_X86_64, 257, 0xffffff9cu, 0x1000, 0x240, EACCES_},
+    {"openat O_RDONLY|O_TRUNC, junk upper bits", V_FS, AUDIT_X86_64, 257, 0, 0x1000, 0x200 | HI(7),
+     EACCES_},
+    {"openat O_RDONLY|O_TRUNC without fs confinement", V_NOTFS, AUDIT_X86_64, 257, 0, 0x1000,
+     0x200, ALLOW},
+    {"openat O_WRONLY|O_TRUNC (Landlock checks it)", V_ALL, AUDIT_X86_64, 257, 0, 0x1000, 0x201, ALLOW},
+    {"openat O_RDWR|O_TRUNC", V_ALL, AUDIT_X86_64, 257, 0, 0x1000, 0x202, ALLOW},
+    {"openat O_RDONLY", V_ALL, AUDIT_X86_64, 257, 0, 0x1000, 0, ALLOW},
+    {"open O_RDONLY|O_TRUNC", V_FS, AUDIT_X86_64, 2, 0x1000, 0x200, 0, EACCES_},
+    {"open O_RDONLY", V_ALL, AUDIT_X86_64, 2, 0x1000, 0, 0, ALLOW},
+    {"i386 open O_RDONLY|O_TRUNC", V_FS, AUDIT_I386, 5, 0x1000, 0x200, 0, EACCES_},
+    {"i386 openat O_RDONLY|O_TRUNC", V_FS, AUDIT_I386, 295, 0, 0x1000, 0x8200, EACCES_},
+    {"open_by_handle_at O_RDONLY|O_TRUNC", V_FS, AUDIT_X86_64, 304, 3, 0x1000, 0x200, EACCES_},
+    {"truncate", V_FS, AUDIT_X86_64, 76, 0x1000, 0, 0, EPERM_},
+    {"truncate without fs confinement", V_NOTFS, AUDIT_X86_64, 76, 0x1000, 0, 0, ALLOW},
+    {"ftruncate stays allowed", V_ALL, AUDIT_X86_64, 77, 3, 0, 0, ALLOW},
+    {"i386 truncate", V_FS, AUDIT_I386, 92, 0x1000, 0, 0, EPERM_},
+    {"i386 truncate64", V_FS, AUDIT_I386, 193, 0x1000, 0, 0, EPERM_},
+    {"openat2", V_FS, AUDIT_X86_64, 437, 0, 0x1000, 0x2000, ENOSYS_},
+    {"i386 openat2", V_FS, AUDIT_I386, 437, 0, 0x1000, 0x2000, ENOSYS_},
+    /* terminal injection */
+    {"TIOCSTI", V_ALL, AUDIT_X86_64, 16, 0, 0x5412, 0x1000, EPERM_},
+    {"TIOCSTI with junk upper bits", V_ALL, AUDIT_X86_64, 16, 0, 0x5412 | HI(1), 0x1000, EPERM_},
+    {"TIOCLINUX", V_ALL, AUDIT_X86_64, 16, 0, 0x541c, 0x1000, EPERM_},
+    {"i386 TIOCSTI", V_ALL, AUDIT_I386, 54, 0, 0x5412, 0x1000, EPERM_},
+    {"TCGETS", V_ALL, AUDIT_X86_64, 16, 0, 0x5401, 0x1000, ALLOW},
+    {"FIONREAD", V_ALL, AUDIT_X86_64, 16, 0, 0x541b, 0x1000, ALLOW},
+    /* read-only */
+    {"FS_IOC_SETFLAGS", V_RO, AUDIT_X86_64, 16, 3, 0x40086602, 0x1000, EPERM_},
+    {"FS_IOC_SETFLAGS allowed elsewhere", V_NOTRO, AUDIT_X86_64, 16, 3, 0x40086602, 0x1000, ALLOW},
+    {"FS_IOC32_SETFLAGS", V_RO, AUDIT_X86_64, 16, 3, 0x40046602, 0x1000, EPERM_},
+    {"FS_IOC_FSSETXATTR", V_RO, AUDIT_X86_64, 16, 3, 0x401c5820, 0x1000, EPERM_},
+    {"FS_IOC_GETFLAGS", V_ALL, AUDIT_X86_64, 16, 3, 0x80086601, 0x1000, ALLOW},
+    {"i386 FS_IOC32_SETFLAGS", V_RO, AUDIT_I386, 54, 3, 0x40046602, 0x1000, EPERM_},
+    {"chmod", V_RO, AUDIT_X86_64, 90, 0, 0, 0, EPERM_},
+    {"chmod allowed elsewhere", V_NOTRO, AUDIT_X86_64, 90, 0, 0, 0, ALLOW},
+    {"fchmod", V_RO, AUDIT_X86_64, 91, 0, 0, 0, EPERM_},
+    {"fchmodat", V_RO, AUDIT_X86_64, 268, 0, 0, 0, EPERM_},
+    {"fchmodat2", V_RO, AUDIT_X86_64, 452, 0, 0, 0, EPERM_},
+    {"i386 fchmodat2", V_RO, AUDIT_I386, 452, 0, 0, 0, EPERM_},
+    {"chown", V_RO, AUDIT_X86_64, 92, 0, 0, 0, EPERM_},
+    {"fchown", V_RO, AUDIT_X86_64, 93, 0, 0, 0, EPERM_},
+    {"lchown", V_RO, AUDIT_X86_64, 94, 0, 0, 0, EPERM_},
+    {"fchownat", V_RO, AUDIT_X86_64, 260, 0, 0, 0, EPERM_},
+    {"i386 chown32", V_RO, AUDIT_I386, 212, 0, 0, 0, EPERM_},
+    {"i386 fchown32", V_RO, AUDIT_I386, 207, 0, 0, 0, EPERM_},
+    {"i386 lchown32", V_RO, AUDIT_I386, 198, 0, 0, 0, EPERM_},
+    {"i386 chown (16-bit)", V_RO, AUDIT_I386, 182, 0, 0, 0, EPERM_},
+    {"setxattr", V_RO, AUDIT_X86_64, 188, 0, 0, 0, EPERM_},
+    {"lsetxattr", V_RO, AUDIT_X86_64, 189, 0, 0, 0, EPERM_},
+    {"fsetxattr", V_RO, AUDIT_X86_64, 190, 0, 0, 0, EPERM_},
+    {"getxattr stays allowed", V_ALL, AUDIT_X86_64, 191, 0, 0, 0, ALLOW},
+    {"removexattr", V_RO, AUDIT_X86_64, 197, 0, 0, 0, EPERM_},
+    {"lremovexattr", V_RO, AUDIT_X86_64, 198, 0, 0, 0, EPERM_},
+    {"fremovexattr", V_RO, AUDIT_X86_64, 199, 0, 0, 0, EPERM_},
+    {"utime", V_RO, AUDIT_X86_64, 132, 0, 0, 0, EPERM_},
+    {"utimes", V_RO, AUDIT_X86_64, 235, 0, 0, 0, EPERM_},
+    {"futimesat", V_RO, AUDIT_X86_64, 261, 0, 0, 0, EPERM_},
+    {"utimensat", V_RO, AUDIT_X86_64, 280, 0, 0, 0, EPERM_},
+    {"i386 utimensat_time64", V_RO, AUDIT_I386, 412, 0, 0, 0, EPERM_},
+    {"shmget", V_RO, AUDIT_X86_64, 29, 0, 0, 0, EPERM_},
+    {"shmat", V_RO, AUDIT_X86_64, 30, 0, 0, 0, EPERM_},
+    {"shmctl", V_RO, AUDIT_X86_64, 31, 0, 0, 0, EPERM_},
+    {"shmdt", V_RO, AUDIT_X86_64, 67, 0, 0, 0, EPERM_},
+    {"semget", V_RO, AUDIT_X86_64, 64, 0, 0, 0, EPERM_},
+    {"semop", V_RO, AUDIT_X86_64, 65, 0, 0, 0, EPERM_},
+    {"semctl", V_RO, AUDIT_X86_64, 66, 0, 0, 0, EPERM_},
+    {"semtimedop", V_RO, AUDIT_X86_64, 220, 0, 0, 0, EPERM_},
+    {"msgget", V_RO, AUDIT_X86_64, 68, 0, 0, 0, EPERM_},
+    {"msgsnd", V_RO, AUDIT_X86_64, 69, 0, 0, 0, EPERM_},
+    {"msgrcv", V_RO, AUDIT_X86_64, 70, 0, 0, 0, EPERM_},
+    {"msgctl", V_RO, AUDIT_X86_64, 71, 0, 0, 0, EPERM_},
+    {"i386 ipc multiplexer", V_RO, AUDIT_I386, 117, 23, 0, 0, EPERM_},
+    {"i386 shmget", V_RO, AUDIT_I386, 395, 0, 0, 0, EPERM_},
+    {"i386 semtimedop_time64", V_RO, AUDIT_I386, 420, 0, 0, 0, EPERM_},
+    {"mq_open", V_RO, AUDIT_X86_64, 240, 0, 0, 0, EPERM_},
+    {"mq_unlink", V_RO, AUDIT_X86_64, 241, 0, 0, 0, EPERM_},
+    {"mq_timedsend", V_RO, AUDIT_X86_64, 242, 0, 0, 0, EPERM_},
+    {"mq_timedreceive", V_RO, AUDIT_X86_64, 243, 0, 0, 0, EPERM_},
+    {"mq_notify", V_RO, AUDIT_X86_64, 244, 0, 0, 0, EPERM_},
+    {"mq_getsetattr", V_RO, AUDIT_X86_64, 245, 0, 0, 0, EPERM_},
+    {"i386 mq_timedsend_time64", V_RO, AUDIT_I386, 418, 0, 0, 0, EPERM_},
+    {"add_key", V_RO, AUDIT_X86_64, 248, 0, 0, 0, EPERM_},
+    {"request_key", V_RO, AUDIT_X86_64, 249, 0, 0, 0, EPERM_},
+    {"keyctl", V_RO, AUDIT_X86_64, 250, 0, 0, 0, EPERM_},
+    {"bpf", V_RO, AUDIT_X86_64, 321, 0, 0, 0, EPERM_},
+    {"perf_event_open", V_RO, AUDIT_X86_64, 298, 0, 0, 0, EPERM_},
+    {"userfaultfd", V_RO, AUDIT_X86_64, 323, 0, 0, 0, EPERM_},
+    {"personality", V_RO, AUDIT_X86_64, 135, 0xffffffffu, 0, 0, EPERM_},
+    {"keyctl allowed elsewhere", V_NOTRO, AUDIT_X86_64, 250, 0, 0, 0, ALLOW},
+    /* syscalls newer than libseccomp's table */
+    {"statmount allowed", V_ALL, AUDIT_X86_64, 457, 0, 0, 0, ALLOW},
+    {"mseal allowed", V_ALL, AUDIT_X86_64, 462, 0, 0, 0, ALLOW},
+    {"setxattrat refused", V_RO, AUDIT_X86_64, 463, 0, 0, 0, EPERM_},
+    {"getxattrat allowed", V_ALL, AUDIT_X86_64, 464, 0, 0, 0, ALLOW},
+    {"removexattrat refused", V_RO, AUDIT_X86_64, 466, 0, 0, 0, EPERM_},
+    {"open_tree_attr refused", V_RO, AUDIT_X86_64, 467, 0, 0, 0, EPERM_},
+    {"file_getattr allowed", V_ALL, AUDIT_X86_64, 468, 0, 0, 0, ALLOW},
+    {"file_setattr refused", V_RO, AUDIT_X86_64, 469, 0, 0, 0, EPERM_},
+    {"listns allowed", V_ALL, AUDIT_X86_64, 470, 0, 0, 0, ALLOW},
+    {"a syscall newer than the table", V_RO, AUDIT_X86_64, 471, 0, 0, 0, ENOSYS_},
+    {"a much newer syscall", V_RO, AUDIT_X86_64, 1000, 0, 0, 0, ENOSYS_},
+    {"newer syscalls pass outside read-only", V_NOTRO, AUDIT_X86_64, 471, 0, 0, 0, ALLOW},
+    {"i386 setxattrat refused", V_RO, AUDIT_I386, 463, 0, 0, 0, EPERM_},
+    {"i386 newer syscall", V_RO, AUDIT_I386, 471, 0, 0, 0, ENOSYS_},
+    {"i386 huge number", V_RO, AUDIT_I386, 0x50000000u, 0, 0, 0, ENOSYS_},
+    {"x32 still killed in read-only", V_RO, AUDIT_X86_64, 0x40000000u | 463, 0, 0, 0, KILL},
+    {"syscall -1 (ptrace-skipped) stays allowed", V_NOTRO, AUDIT_X86_64, 0xffffffffu, 0, 0, 0, ALLOW},
+    /* ordinary work */
+    {"getpid", V_ALL, AUDIT_X86_64, 39, 0, 0, 0, ALLOW},
+    {"read", V_ALL, AUDIT_X86_64, 0, 3, 0x7fff0000, 4096, ALLOW},
+    {"write", V_ALL, AUDIT_X86_64, 1, 1, 0x7fff0000, 10, ALLOW},
+    {"i386 getpid", V_ALL, AUDIT_I386, 20, 0, 0, 0, ALLOW},
+    {"i386 read", V_ALL, AUDIT_I386, 3, 0, 0, 0, ALLOW},
+    {"connect on an inherited socket", V_ALL, AUDIT_X86_64, 42, 3, 0x1000, 16, ALLOW},
+};
+
+/* aarch64 and its arm compat ABI. */
+static const struct sc_case arm_cases[] = {
+    {"inet socket", V_DENY, AUDIT_AARCH64, 198, 2, 1, 0, NETDENY},
+    {"inet6 with junk upper bits", V_DENY, AUDIT_AARCH64, 198, 10 | HI(5), 1, 0, NETDENY},
+    {"unix with junk upper bits", V_NET | V_CONF, AUDIT_AARCH64, 198, 1 | HI(5), 1, 0, ALLOW},
+    {"netlink", V_NET, AUDIT_AARCH64, 198, 16, 3, 0, ALLOW},
+    {"unix in read-only", V_RO, AUDIT_AARCH64, 198, 1, 1, 0, EPERM_},
+    {"vsock", V_NET, AUDIT_AARCH64, 198, 40, 1, 0, NETDENY},
+    {"family 64", V_NET, AUDIT_AARCH64, 198, 64, 1, 0, NETDENY},
+    {"socketpair in read-only", V_RO, AUDIT_AARCH64, 199, 1, 1, 0, EPERM_},
+    {"a foreign arch", V_ALL, AUDIT_X86_64, 39, 0, 0, 0, KILL},
+    {"i386 on an arm program", V_ALL, AUDIT_I386, 20, 0, 0, 0, KILL},
+    {"arm socket inet", V_DENY, AUDIT_ARM, 281, 2, 1, 0, NETDENY},
+    {"arm socket unix", V_NET | V_CONF, AUDIT_ARM, 281, 1, 1, 0, ALLOW},
+    {"arm socket unix in read-only", V_RO, AUDIT_ARM, 281, 1, 1, 0, EPERM_},
+    {"arm socket packet", V_NET, AUDIT_ARM, 281, 17, 1, 0, NETDENY},
+    {"arm socketpair in read-only", V_RO, AUDIT_ARM, 288, 1, 1, 0, EPERM_},
+    {"io_uring_setup", V_ALL, AUDIT_AARCH64, 425, 8, 0, 0, EPERM_},
+    {"arm io_uring_enter", V_ALL, AUDIT_ARM, 426, 8, 0, 0, EPERM_},
+    {"openat O_RDONLY|O_TRUNC", V_FS, AUDIT_AARCH64, 56, 0, 0x1000, 0x200, EACCES_},
+    {"openat O_WRONLY|O_TRUNC", V_ALL, AUDIT_AARCH64, 56, 0, 0x1000, 0x201, ALLOW},
+    {"arm open O_RDONLY|O_TRUNC", V_FS, AUDIT_ARM, 5, 0x1000, 0x200, 0, EACCES_},
+    {"truncate", V_FS, AUDIT_AARCH64, 45, 0, 0, 0, EPERM_},
+    {"arm truncate64", V_FS, AUDIT_ARM, 193, 0, 0, 0, EPERM_},
+    {"openat2", V_FS, AUDIT_AARCH64, 437, 0, 0, 0, ENOSYS_},
+    {"TIOCSTI", V_ALL, AUDIT_AARCH64, 29, 0, 0x5412, 0, EPERM_},
+    {"arm TIOCSTI", V_ALL, AUDIT_ARM, 54, 0, 0x5412, 0, EPERM_},
+    {"fchmodat", V_RO, AUDIT_AARCH64, 53, 0, 0, 0, EPERM_},
+    {"fchmodat allowed elsewhere", V_NOTRO, AUDIT_AARCH64, 53, 0, 0, 0, ALLOW},
+    {"setxattr", V_RO, AUDIT_AARCH64, 5, 0, 0, 0, EPERM_},
+    {"shmget", V_RO, AUDIT_AARCH64, 194, 0, 0, 0, EPERM_},
+    {"mq_open", V_RO, AUDIT_AARCH64, 180, 0, 0, 0, EPERM_},
+    {"arm chmod", V_RO, AUDIT_ARM, 15, 0, 0, 0, EPERM_},
+    {"arm chown32", V_RO, AUDIT_ARM, 212, 0, 0, 0, EPERM_},
+    {"arm shmget", V_RO, AUDIT_ARM, 307, 0, 0, 0, EPERM_},
+    {"FS_IOC_SETFLAGS", V_RO, AUDIT_AARCH64, 29, 3, 0x40086602, 0, EPERM_},
+    {"setxattrat refused", V_RO, AUDIT_AARCH64, 463, 0, 0, 0, EPERM_},
+    {"newer syscall", V_RO, AUDIT_AARCH64, 471, 0, 0, 0, ENOSYS_},
+    {"arm newer syscall", V_RO, AUDIT_ARM, 471, 0, 0, 0, ENOSYS_},
+    {"arm set_tls passes the guard", V_ALL, AUDIT_ARM, 0x0f0005, 0, 0, 0, ALLOW},
+    {"getpid", V_ALL, AUDIT_AARCH64, 172, 0, 0, 0, ALLOW},
+    {"arm getpid", V_ALL, AUDIT_ARM, 20, 0, 0, 0, ALLOW},
+};
+
+static uint32_t expected(uint32_t want, int variant)
+{
+    if (want == NETDENY)
+        return sbx_sc_variant_eperm(variant) ? EPERM_ : KILL;
+    return want;
+}
+
+static void run_cases(int fam, const struct sc_case *cases, size_t n)
+{
+    int v;
+    size_t i;
+    int failures = 0;
+
+    for (v = 0; v < SBX_SC_N_VARIANTS; v++) {
+        const struct sbx_sc_program *p = sbx_sc_find(fam, v);
+        assert_non_null(p);
+        for (i = 0; i < n; i++) {
+            struct sim_data d;
+            uint32_t got, want;
+            if (!(cases[i].variants & B(v)))
+                continue;
+            memset(&d, 0, sizeof d);
+            d.arch = cases[i].arch;
+            d.nr = cases[i].nr;
+            d.args[0] = cases[i].a0;
+            d.args[1] = cases[i].a1;
+            d.args[2] = cases[i].a2;
+            got = sim_run(p->insns, p->len, &d, NULL);
+            want = expected(cases[i].want, v);
+            if (got != want) {
+                printf("%s/%s: %s: got %#x, want %#x\n", sbx_sc_archfams[fam].name,
+                       sbx_sc_variant_name(v), cases[i].name, got, want);
+                failures++;
+            }
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
+static void test_x86_64_programs_match_the_table(void **state)
+{
+    (void)state;
+    run_cases(SBX_SC_X86_64, x86_cases, sizeof x86_cases / sizeof x86_cases[0]);
+}
+
+static void test_aarch64_programs_match_the_table(void **state)
+{
+    (void)state;
+    run_cases(SBX_SC_AARCH64, arm_cases, sizeof arm_cases / sizeof arm_cases[0]);
+}
+
+/* Every program fits the kernel's limit and, for every syscall number on
+ * every arch it names, ends in a return without leaving the program. */
+static void test_every_program_is_well_formed_and_fits(void **state)
+{
+    size_t i;
+    uint32_t nr;
+    (void)state;
+    assert_int_equal(sbx_sc_n_programs, SBX_SC_N_ARCHFAMS * SBX_SC_N_VARIANTS);
+    for (i = 0; i < sbx_sc_n_programs; i++) {
+        const struct sbx_sc_program *p = &sbx_sc_programs[i];
+        const struct sbx_sc_archfam_info *a = &sbx_sc_archfams[p->archfam];
+        assert_true(p->len > 0 && p->len <= 4096);
+        for (nr = 0; nr < 1100; nr++) {
+            struct sim_data d;
+            memset(&d, 0, sizeof d);
+            d.nr = nr;
+            d.arch = a->audit_native;
+            assert_int_not_equal(sim_run(p->insns, p->len, &d, NULL), SIM_BAD);
+            d.arch = a->audit_compat;
+            assert_int_not_equal(sim_run(p->insns, p->len, &d, NULL), SIM_BAD);
+        }
+    }
+}
+
+/* The kernel caches "always allow" per syscall number only when the action
+ * never depends on the arguments. Outside the few argument-checking rules,
+ * two very different argument sets must give the same action. */
+static int looks_at_args(int fam, uint32_t arch, uint32_t nr)
+{
+    static const uint32_t x86_64_nrs[] = {41, 16, 2, 257, 304};
+    static const uint32_t i386_nrs[] = {359, 102, 54, 5, 295, 342};
+    static const uint32_t aarch64_nrs[] = {198, 29, 56, 265};
+    static const uint32_t arm_nrs[] = {281, 54, 5, 322, 371};
+    const uint32_t *list;
+    size_t n, i;
+    if (fam == SBX_SC_X86_64) {
+        list = arch == AUDIT_X86_64 ? x86_64_nrs : i386_nrs;
+        n = arch == AUDIT_X86_64 ? 5 : 6;
+    } else {
+        list = arch == AUDIT_AARCH64 ? aarch64_nrs : arm_nrs;
+        n = arch == AUDIT_AARCH64 ? 4 : 5;
+    }
+    for (i = 0; i < n; i++)
+        if (list[i] == nr)
+            return 1;
+    return 0;
+}
+
+static void test_other_syscalls_do_not_depend_on_arguments(void **state)
+{
+    size_t i;
+    uint32_t nr;
+    int k;
+    (void)state;
+    for (i = 0; i < sbx_sc_n_programs; i++) {
+        const struct sbx_sc_program *p = &sbx_sc_programs[i];
+        const struct sbx_sc_archfam_info *a = &sbx_sc_archfams[p->archfam];
+        for (k = 0; k < 2; k++) {
+            uint32_t arch = k ? a->audit_compat : a->audit_native;
+            for (nr = 0; nr < 600; nr++) {
+                struct sim_data d1, d2;
+                if (looks_at_args(p->archfam, arch, nr))
+                    continue;
+                memset(&d1, 0, sizeof d1);
+                memset(&d2, 0xa5, sizeof d2);
+                d1.arch = d2.arch = arch;
+                d1.nr = d2.nr = nr;
+                if (sim_run(p->insns, p->len, &d1, NULL) != sim_run(p->insns, p->len, &d2, NULL)) {
+                    printf("%s/%s: nr %u on arch %#x depends on its arguments\n", a->name,
+                           sbx_sc_variant_name(p->variant), nr, arch);
+                    fail();
+                }
+            }
+        }
+    }
+}
+
+/* A common syscall is decided in a handful of instructions (before the
+ * kernel's cache even applies). */
+static void test_common_syscalls_are_decided_quickly(void **state)
+{
+    size_t i, steps = 0;
+    (void)state;
+    for (i = 0; i < sbx_sc_n_programs; i++) {
+        const struct sbx_sc_program *p = &sbx_sc_programs[i];
+        struct sim_data d;
+        if (p->archfam != SBX_SC_X86_64)
+            continue;
+        memset(&d, 0, sizeof d);
+        d.arch = AUDIT_X86_64;
+        d.nr = 0; /* read */
+        assert_int_equal(sim_run(p->insns, p->len, &d, &steps), ALLOW);
+        printf("%s: read(2) decided in %zu instructions of %u\n", sbx_sc_variant_name(p->variant),
+               steps, p->len);
+        assert_true(steps < 80);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_x86_64_programs_match_the_table),
+        cmocka_unit_test(test_aarch64_programs_match_the_table),
+        cmocka_unit_test(test_every_program_is_well_formed_and_fits),
+        cmocka_unit_test(test_other_syscalls_do_not_depend_on_arguments),
+        cmocka_unit_test(test_common_syscalls_are_decided_quickly),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
