@@ -213,7 +213,8 @@ static uint8_t rel(size_t from, size_t to)
  *   2  jeq compat  -> CMP      else PASS  (a foreign arch: the program kills it)
  *   NAT: ld nr; [jge native_passthru -> PASS]; ja COMMON
  *   CMP: ld nr; [jge compat_passthru -> PASS]
- *   COMMON: jeq each refused nr -> EPERM; jgt last_reviewed -> ENOSYS; ja PASS
+ *   COMMON: jeq each refused nr -> EPERM; jeq -1 -> PASS; jgt last_reviewed -> ENOSYS;
+ *           ja PASS
  *   EPERM: ret ERRNO(EPERM)   ENOSYS: ret ERRNO(ENOSYS)
  *   PASS: libseccomp's program, which begins by loading the arch again.
  *
@@ -228,7 +229,7 @@ static void guard(struct prog *p, int fam)
     nat = 3;
     cmp = nat + 2 + (a->native_passthru != 0);
     common = cmp + 1 + (a->compat_passthru != 0);
-    eperm_at = common + n_refused + 2;
+    eperm_at = common + n_refused + 3;
     enosys_at = eperm_at + 1;
     pass = enosys_at + 1;
 
@@ -251,6 +252,9 @@ static void guard(struct prog *p, int fam)
             at = p->len;
             emit(p, OP_JEQ_K, rel(at, eperm_at), 0, sbx_sc_newer[i].nr);
         }
+    /* -1 is how a tracer skips a syscall: keep the value it chose. */
+    at = p->len;
+    emit(p, OP_JEQ_K, rel(at, pass), 0, 0xffffffffu);
     at = p->len;
     emit(p, OP_JGT_K, rel(at, enosys_at), 0, sbx_sc_last_reviewed_nr);
     emit(p, OP_JMP_JA, 0, 0, (uint32_t)(pass - p->len - 1));
