@@ -26,6 +26,6 @@ chmod -R a+rX "$work"
 cd "$work/run"
 status=0
 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-  env HOME="$work/home" SBX_LAUNCHER="$work/sandbox-exec-launcher" SBX_PROBES="$work/probes" \
+  env HOME="$work/home" PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin SBX_LAUNCHER="$work/sandbox-exec-launcher" SBX_PROBES="$work/probes" \
       SBX_TESTLIB="$work/lib.sh" SBX_AS_NOBODY=1 TMPDIR=/tmp "${args[@]}" || status=$?
 exit "$status"

@@ -32,6 +32,9 @@ fi
 expect_status 7 "the command's own exit status comes back" "$L" -- sh -c 'exit 7'
 expect_status 127 "a missing command exits 127" "$L" -- /nonexistent/command
 expect_status 127 "a command not on PATH exits 127" "$L" -- no-such-command-sbx
-expect_status 126 "a non-executable file exits 126" "$L" -- /etc/hostname
+noexec=$_scratch/not-executable
+echo 'echo should not run' >"$noexec"
+chmod 644 "$noexec"
+expect_status 126 "a non-executable file exits 126" "$L" -- "$noexec"
 expect_status 0 "an all-off policy cannot be asked for, --sandbox is the default" "$L" true
 finish
