@@ -203,6 +203,38 @@ typedef struct sandbox_scan_report {
  */
 SANDBOX_API int sandbox_scan_hardlinks(const sandbox_policy *policy, sandbox_scan_report *report);
 SANDBOX_API void sandbox_scan_report_clear(sandbox_scan_report *report);
+/* ---- protected paths ------------------------------------------------------ */
+
+/* How a protected pattern restricts the paths it matches. */
+enum sandbox_protect_kind {
+    SANDBOX_PROTECT_ALL = 0,  /* neither readable nor writable (secrets) */
+    SANDBOX_PROTECT_WRITE = 1 /* readable, never writable (.git) */
+};
+
+/*
+ * Protect the paths that `pattern` matches, even inside a writable root.
+ * Matching is case-insensitive (ASCII) and per path component:
+ *   "name"      one component anywhere below the scanned roots and $HOME;
+ *               '*' and '?' match within a component (".env.*", "*.pem");
+ *   "a/b"       consecutive components anywhere (".config/gh");
+ *   "~/a/b"     only that path under the home directory.
+ * Adding a pattern that is already listed updates its kind. Returns
+ * SANDBOX_OK, SANDBOX_E_INVALID (NULL policy, empty pattern, an absolute
+ * pattern, a "." or ".." component, or an unknown kind) or SANDBOX_E_NOMEM.
+ */
+SANDBOX_API int sandbox_policy_add_protected(sandbox_policy *policy, const char *pattern,
+                                             int kind);
+/* Remove a pattern (compared case-insensitively). Returns SANDBOX_OK, or
+ * SANDBOX_E_INVALID when the policy is NULL or the pattern is not listed. */
+SANDBOX_API int sandbox_policy_remove_protected(sandbox_policy *policy, const char *pattern);
+/* Add the default set (what --protect-secrets means): .env and .env.*, private
+ * keys (*.pem, *.key, id_rsa, id_dsa, id_ecdsa, id_ed25519 and their variants),
+ * .ssh, .aws, .gnupg, .netrc, .npmrc, .pypirc, .docker, .kube, .config/gh, the
+ * macOS keychains, and .git as write-protected. Returns SANDBOX_OK,
+ * SANDBOX_E_INVALID or SANDBOX_E_NOMEM. */
+SANDBOX_API int sandbox_policy_protect_defaults(sandbox_policy *policy);
+/* How many patterns the policy protects (0 for NULL). */
+SANDBOX_API size_t sandbox_policy_protected_count(const sandbox_policy *policy);
 
 /* Getters, for hosts that display a policy. NULL when the value is defaulted. */
 SANDBOX_API int sandbox_policy_network(const sandbox_policy *policy);

@@ -16,6 +16,13 @@
 
 /* ---- the policy object (what the caller asked for, plain data) ---- */
 
+/* One protected pattern, as the caller gave it (see sandbox_policy_add_protected). */
+struct sbx_protect {
+    char *pattern; /* as given (compared case-insensitively); "~/" when home-anchored */
+    int kind;      /* enum sandbox_protect_kind */
+    int targets;   /* bit (1 << target) for each target it applies to */
+};
+
 struct sandbox_policy {
     int network;     /* enum sandbox_network */
     int filesystem;  /* enum sandbox_filesystem */
@@ -31,6 +38,8 @@ struct sandbox_policy {
     char *output_dir;    /* media: the one output folder; NULL when unset */
     char **allow_links;  /* hard-link scan allowlist: files or directories */
     size_t n_allow_links;
+    struct sbx_protect *protect; /* protected patterns (src/protect.c) */
+    size_t n_protect;
 };
 
 /* OFFLINE and MEDIA never have network, whatever the network field says. */
@@ -81,6 +90,16 @@ typedef struct sbx_resolved {
      * where no_new_privs already strips setuid from sudo and friends. */
     const char *const *deny_exec;
     size_t n_deny_exec;
+    /* Protected paths for this target (src/protect.c). Renderers use
+     * `protect` (patterns as given, matched case-insensitively per component) for rules that match
+     * names, and `protect_home` (absolute paths under home_dir, plus the
+     * target's fixed system paths) for what must be denied by exact path. */
+    struct sbx_protect *protect; /* only the patterns that apply to `target` */
+    size_t n_protect;
+    char *home_dir;              /* $HOME (USERPROFILE on Windows); NULL when unset */
+    struct sbx_protect *protect_home; /* pattern = absolute path, same kinds */
+    size_t n_protect_home;
+    int protected_paths_blocked; /* 1 when protection is asked for: "protected paths blocked" */
 } sbx_resolved;
 
 /* Fill defaults and list the writable roots for `target`. Reads the
@@ -91,6 +110,20 @@ int sbx_resolve(const sandbox_policy *policy, int target, sbx_resolved *out, san
 void sbx_resolved_free(sbx_resolved *r);
 const char *sbx_root_kind_name(int kind);
 int sbx_policy_is_noop(const sandbox_policy *policy);
+
+/* ---- protected paths (src/protect.c) ---- */
+
+/* Free the policy's pattern list. */
+void sbx_protect_free(struct sbx_protect *list, size_t n);
+/* Fill r->protect, r->home_dir and r->protect_home from the policy. */
+int sbx_protect_resolve(const sandbox_policy *policy, sbx_resolved *r);
+/* Case-insensitive glob of one component: '*' and '?' never cross '/'. */
+int sbx_protect_glob(const char *pattern, const char *name, size_t name_len);
+/* Match the trailing components of `path` ('/'-separated, or '\\' too when
+ * `backslash`) against the list. Returns -1 when nothing matches, else the
+ * strongest kind (SANDBOX_PROTECT_ALL beats SANDBOX_PROTECT_WRITE).
+ * Home-anchored patterns are ignored here: they are exact paths. */
+int sbx_protect_match(const struct sbx_protect *list, size_t n, const char *path, int backslash);
 
 /* ---- errors ---- */
 

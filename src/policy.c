@@ -32,6 +32,7 @@ void sandbox_policy_free(sandbox_policy *p)
     for (i = 0; i < p->n_allow_links; i++)
         free(p->allow_links[i]);
     free(p->allow_links);
+    sbx_protect_free(p->protect, p->n_protect);
     free(p);
 }
 
@@ -214,9 +215,10 @@ const char *sandbox_policy_project_root(const sandbox_policy *p)
 
 int sbx_policy_is_noop(const sandbox_policy *p)
 {
-    /* The effective network: a class that forbids it is never a no-op. */
+    /* The effective network: a class that forbids it is never a no-op.
+     * Protection alone is a confinement too: it must reach the backend. */
     return sbx_effective_network(p) == SANDBOX_NETWORK_ALLOW &&
-           p->filesystem == SANDBOX_FS_UNRESTRICTED;
+           p->filesystem == SANDBOX_FS_UNRESTRICTED && p->n_protect == 0;
 }
 
 /* ---- resolution ---- */
@@ -248,6 +250,9 @@ void sbx_resolved_free(sbx_resolved *r)
     free(r->working_dir);
     free(r->project_root);
     free(r->temp_dir);
+    sbx_protect_free(r->protect, r->n_protect);
+    sbx_protect_free(r->protect_home, r->n_protect_home);
+    free(r->home_dir);
     memset(r, 0, sizeof *r);
 }
 
@@ -428,6 +433,10 @@ int sbx_resolve(const sandbox_policy *p, int target, sbx_resolved *r, sandbox_er
             sbx_resolved_free(r);
             return rc;
         }
+    }
+    if (sbx_protect_resolve(p, r) != SANDBOX_OK) {
+        sbx_resolved_free(r);
+        return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while listing protected paths");
     }
     return SANDBOX_OK;
 }

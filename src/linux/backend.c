@@ -3,6 +3,8 @@
  * The order of apply is deliberate:
  *   1. no_new_privs: required for unprivileged Landlock and seccomp, and makes
  *      setuid/file-capability binaries powerless for everything run inside;
+ *   1b. protected paths (mask.c): namespace + masks need capabilities that the
+ *      later steps take away, so they come right after no_new_privs;
  *   2. capabilities (read-only): dropped before anything can exec;
  *   3. Landlock: restrict_self needs no syscall the filter could refuse later;
  *   4. seccomp last: once loaded, nothing else has to be allowed through it.
@@ -29,6 +31,8 @@ void sbx_linux_plan_release(struct sbx_linux_plan *plan)
     if (plan->ruleset_fd >= 0)
         close(plan->ruleset_fd);
     plan->ruleset_fd = -1;
+    sbx_mask_free(plan->mask);
+    plan->mask = NULL;
 }
 
 int sbx_linux_prepare(const sandbox_policy *policy, struct sbx_linux_plan *plan, char *warning,
@@ -48,6 +52,8 @@ int sbx_linux_prepare(const sandbox_policy *policy, struct sbx_linux_plan *plan,
         rc = sbx_landlock_prepare(&r, &plan->ruleset_fd, &plan->landlock_flags, warning,
                                   warning_size, err);
     plan->drop_caps = r.filesystem == SANDBOX_FS_READ_ONLY;
+    if (rc == SANDBOX_OK)
+        rc = sbx_mask_prepare(&r, &plan->mask, warning, warning_size, err);
     sbx_resolved_free(&r);
     if (rc != SANDBOX_OK)
         sbx_linux_plan_release(plan);
@@ -61,6 +67,8 @@ int sbx_linux_apply(const struct sbx_linux_plan *plan, int *sys_errno)
         *sys_errno = errno;
         return SBX_STEP_NO_NEW_PRIVS;
     }
+    if (plan->mask && sbx_mask_apply(plan->mask, sys_errno) != 0)
+        return SBX_STEP_MASK;
     if (plan->drop_caps) {
         int e = sbx_caps_drop_all();
         if (e != 0) {
@@ -106,6 +114,16 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                         e == EINVAL ? " (the kernel lacks seccomp filters or KILL_PROCESS; "
                                       "needs Linux 4.14+ with CONFIG_SECCOMP_FILTER)"
                         : e == ENOMEM ? " (too many stacked seccomp filters)"
+                                      : "");
+    case SBX_STEP_MASK:
+        return sbx_fail(err, SANDBOX_E_SYSTEM, e,
+                        "cannot hide the protected paths: %s%s", strerror(e),
+                        e == EPERM || e == ENOSPC
+                            ? " (user namespaces are refused here: a container or security "
+                              "policy forbids them; run without protected paths or allow them)"
+                        : e == EINVAL ? " (the process has several threads, or a mount "
+                                        "point changed since the scan)"
+                        : e == ENOENT ? " (a protected path vanished since the scan)"
                                       : "");
     default:
         return sbx_fail(err, SANDBOX_E_SYSTEM, e, "sandbox step %d failed: %s", step,
@@ -196,7 +214,9 @@ void sbx_backend_self_test(sandbox_report *rep)
 
     strcpy(rep->internet_only.mechanism, "none");
     strcpy(rep->internet_only.detail, "internet-only network is not enforced on Linux yet");
-    strcpy(rep->protected_paths.detail, "protected paths are not implemented on Linux yet");
+    strcpy(rep->protected_paths.mechanism, "mount-namespace+landlock");
+    rep->protected_paths.available =
+        sbx_mask_available(rep->protected_paths.detail, sizeof rep->protected_paths.detail);
 }
 
 int sbx_backend_spawn(const sandbox_policy *policy, const char *const argv[],

@@ -25,6 +25,7 @@ struct sbx_linux_plan {
     int drop_caps;                  /* read-only: empty every capability set */
     const struct sbx_bpf_insn *bpf; /* seccomp program, NULL when there is none */
     unsigned short bpf_len;
+    struct sbx_mask_plan *mask;     /* protected paths (mask.c), NULL when none */
 };
 
 /* The steps of apply, in order. Reported (with errno) when one fails. */
@@ -33,7 +34,8 @@ enum sbx_step {
     SBX_STEP_NO_NEW_PRIVS = 1,
     SBX_STEP_CAPS = 2,
     SBX_STEP_LANDLOCK = 3,
-    SBX_STEP_SECCOMP = 4
+    SBX_STEP_SECCOMP = 4,
+    SBX_STEP_MASK = 5 /* protected paths: namespace, masks, caps, Landlock lock */
 };
 
 /* Build the plan. On success the caller owns plan->ruleset_fd (release with
@@ -128,6 +130,25 @@ void sbx_landlock_rights_names(int kind, uint64_t mask, int json, sbx_buf *out);
  * lock the securebits, so an exec as uid 0 regains nothing. Async-signal-safe.
  * Returns 0 or an errno. */
 int sbx_caps_drop_all(void);
+
+/* ---- protected paths (src/linux/mask.c) ---- */
+
+struct sbx_mask_plan;
+/* Scan the roots and home for protected paths and record the mounts that
+ * hide them. *plan stays NULL when the policy protects nothing. Fails with
+ * SANDBOX_E_UNSUPPORTED when this machine cannot give the protection. */
+int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **plan, char *warning,
+                     size_t warning_size, sandbox_error *err);
+void sbx_mask_free(struct sbx_mask_plan *plan);
+/* Enter a private user+mount namespace, mount the masks, drop every
+ * capability and lock the mounts with a Landlock domain. Async-signal-safe;
+ * call after no_new_privs. Returns 0, or -1 with *sys_errno set. NULL: no-op. */
+int sbx_mask_apply(const struct sbx_mask_plan *plan, int *sys_errno);
+/* Entries in the plan, split by kind (any pointer may be NULL). */
+size_t sbx_mask_count(const struct sbx_mask_plan *plan, size_t *files, size_t *dirs,
+                      size_t *readonly);
+/* 1 when this machine can give protected paths; detail says what or why not. */
+int sbx_mask_available(char *detail, size_t detail_size);
 
 /* ---- explain helpers (portable) ---- */
 void sbx_seccomp_explain(const sbx_resolved *r, int json, sbx_buf *out);

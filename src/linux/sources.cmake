@@ -10,4 +10,5 @@ set(SBX_LINUX_BACKEND_SOURCES
   ${PROJECT_SOURCE_DIR}/src/linux/seccomp.c
   ${PROJECT_SOURCE_DIR}/src/linux/landlock.c
   ${PROJECT_SOURCE_DIR}/src/linux/caps.c
+  ${PROJECT_SOURCE_DIR}/src/linux/mask.c
 )

@@ -1,0 +1,624 @@
+/* Protected paths on Linux: masks in a private mount namespace.
+ *
+ * Landlock can only grant, so it cannot take a secret back out of a readable
+ * or writable tree. Instead the command gets its own view of the filesystem:
+ *   - every existing protected file is covered by a bind mount of /dev/null
+ *     made read-only, nodev, nosuid, noexec: opening it fails (EACCES), and
+ *     the mount point itself cannot be renamed, unlinked or linked (EBUSY,
+ *     EXDEV), so no rename of a parent, symlink or hard link reaches the file
+ *     underneath;
+ *   - every existing protected directory is covered by an empty, read-only
+ *     tmpfs with mode 000;
+ *   - every write-protected path (.git) is bind-mounted onto itself read-only,
+ *     so nothing beneath it, existing or new (hooks/pre-commit), is writable;
+ *   - every other name of a protected inode found in the scan is masked too.
+ * Prepare (here, before any fork) walks the roots and records the mounts;
+ * apply (sbx_mask_apply) runs only async-signal-safe system calls:
+ * unshare(user+mount) -> id maps -> mounts -> drop every capability -> a
+ * Landlock domain that handles a filesystem right, because only such a domain
+ * makes the kernel refuse mount, umount, move_mount and pivot_root to the
+ * command (and its children, in any new namespace) and refuse reaching other
+ * processes' mount views through /proc/PID/root.
+ *
+ * Not covered: protected files created after prepare (a new .env.local), paths
+ * outside the scanned roots and home, and descriptors the command inherits
+ * already open. docs/protected-paths.md has the full list. */
+#define _GNU_SOURCE
+#include "linux.h"
+#include "landlock.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef PR_CAP_AMBIENT
+#  define PR_CAP_AMBIENT 47
+#  define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+
+enum mask_how {
+    MASK_READONLY = 0, /* bind onto itself, read-only: write-protected */
+    MASK_DIR = 1,      /* empty read-only tmpfs, mode 000 */
+    MASK_FILE = 2      /* /dev/null bound read-only and nodev */
+};
+
+struct sbx_mask_entry {
+    char *path;
+    int how;            /* enum mask_how */
+    unsigned long keep; /* MS_* flags the kernel locks on this mount: keep them */
+};
+
+struct sbx_mask_plan {
+    struct sbx_mask_entry *e;
+    size_t n, cap;
+    char uid_map[48], gid_map[48];
+    size_t uid_map_len, gid_map_len;
+    int deny_setgroups;      /* required before writing gid_map */
+    unsigned long null_keep; /* locked flags of /dev/null's mount */
+    int ruleset_fd;          /* the minimal Landlock domain */
+    int cap_last;            /* highest capability number of this kernel */
+    size_t n_files, n_dirs, n_readonly;
+};
+
+/* ---- probes ---- */
+
+static long read_long(const char *path, long dflt)
+{
+    char buf[32];
+    ssize_t got;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return dflt;
+    got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (got <= 0)
+        return dflt;
+    buf[got] = '\0';
+    return strtol(buf, NULL, 10);
+}
+
+static int landlock_abi(void)
+{
+    int v = sbx_ll_create_ruleset(NULL, 0, SBX_LL_CREATE_RULESET_VERSION);
+    return v < 0 ? 0 : v;
+}
+
+int sbx_mask_available(char *detail, size_t size)
+{
+    int root = geteuid() == 0;
+    if (landlock_abi() < 1) {
+        snprintf(detail, size,
+                 "not available: protected paths need Landlock (Linux 5.13+, enabled in the "
+                 "lsm= boot list) to forbid unmounting the masks; requests for them exit 126");
+        return 0;
+    }
+    if (read_long("/proc/sys/user/max_user_namespaces", 1) == 0) {
+        snprintf(detail, size, "not available: user namespaces are disabled "
+                               "(user.max_user_namespaces = 0); requests for them exit 126");
+        return 0;
+    }
+    if (!root && read_long("/proc/sys/kernel/unprivileged_userns_clone", 1) == 0) {
+        snprintf(detail, size, "not available: unprivileged user namespaces are disabled "
+                               "(kernel.unprivileged_userns_clone = 0); requests exit 126");
+        return 0;
+    }
+    if (!root && read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", 0) == 1) {
+        snprintf(detail, size, "not available: AppArmor restricts unprivileged user namespaces "
+                               "(kernel.apparmor_restrict_unprivileged_userns = 1); requests exit 126");
+        return 0;
+    }
+    snprintf(detail, size,
+             "existing protected files and directories in the project, added directories, the "
+             "working directory and home are masked in a private mount namespace, .git is "
+             "mounted read-only; protected names created later are not blocked");
+    return 1;
+}
+
+/* ---- the plan ---- */
+
+void sbx_mask_free(struct sbx_mask_plan *m)
+{
+    size_t i;
+    if (!m)
+        return;
+    for (i = 0; i < m->n; i++)
+        free(m->e[i].path);
+    free(m->e);
+    if (m->ruleset_fd >= 0)
+        close(m->ruleset_fd);
+    free(m);
+}
+
+/* The atime and nosuid/nodev/noexec flags a user namespace may not change on
+ * a mount it did not create: a remount must repeat them or fail with EPERM. */
+static unsigned long locked_flags(const char *path)
+{
+    struct statvfs sv;
+    unsigned long f = 0;
+    if (statvfs(path, &sv) != 0)
+        return 0;
+    if (sv.f_flag & ST_NOSUID)
+        f |= MS_NOSUID;
+    if (sv.f_flag & ST_NODEV)
+        f |= MS_NODEV;
+    if (sv.f_flag & ST_NOEXEC)
+        f |= MS_NOEXEC;
+    if (sv.f_flag & ST_NOATIME)
+        f |= MS_NOATIME;
+    else if (!(sv.f_flag & ST_RELATIME))
+        f |= MS_STRICTATIME;
+    if (sv.f_flag & ST_NODIRATIME)
+        f |= MS_NODIRATIME;
+    return f;
+}
+
+static int add_entry(struct sbx_mask_plan *m, const char *path, int how)
+{
+    size_t i;
+    for (i = 0; i < m->n; i++) {
+        if (strcmp(m->e[i].path, path) == 0) {
+            if (how > m->e[i].how)
+                m->e[i].how = how; /* a mask beats read-only */
+            return SANDBOX_OK;
+        }
+    }
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 16;
+        struct sbx_mask_entry *g = realloc(m->e, cap * sizeof *g);
+        if (!g)
+            return SANDBOX_E_NOMEM;
+        m->e = g;
+        m->cap = cap;
+    }
+    m->e[m->n].path = sbx_strdup(path);
+    if (!m->e[m->n].path)
+        return SANDBOX_E_NOMEM;
+    m->e[m->n].how = how;
+    m->e[m->n].keep = 0;
+    m->n++;
+    return SANDBOX_OK;
+}
+
+/* A name of a regular file with more than one link. */
+struct link_name {
+    dev_t dev;
+    ino_t ino;
+    nlink_t nlink;
+    int kind; /* -1, SANDBOX_PROTECT_WRITE or SANDBOX_PROTECT_ALL (inherited) */
+    char *path;
+};
+
+struct walk {
+    const sbx_resolved *r;
+    struct sbx_mask_plan *m;
+    struct link_name *links;
+    size_t n_links, cap_links;
+    char *warning;
+    size_t warning_size;
+    sandbox_error *err;
+    size_t n_seen;
+};
+
+static int stronger(int a, int b)
+{
+    if (a == SANDBOX_PROTECT_ALL || b == SANDBOX_PROTECT_ALL)
+        return SANDBOX_PROTECT_ALL;
+    return a == SANDBOX_PROTECT_WRITE || b == SANDBOX_PROTECT_WRITE ? SANDBOX_PROTECT_WRITE : -1;
+}
+
+static int remember_link(struct walk *w, const struct stat *st, const char *path, int kind)
+{
+    if (w->n_links == w->cap_links) {
+        size_t cap = w->cap_links ? w->cap_links * 2 : 64;
+        struct link_name *g = realloc(w->links, cap * sizeof *g);
+        if (!g)
+            return SANDBOX_E_NOMEM;
+        w->links = g;
+        w->cap_links = cap;
+    }
+    w->links[w->n_links].path = sbx_strdup(path);
+    if (!w->links[w->n_links].path)
+        return SANDBOX_E_NOMEM;
+    w->links[w->n_links].dev = st->st_dev;
+    w->links[w->n_links].ino = st->st_ino;
+    w->links[w->n_links].nlink = st->st_nlink;
+    w->links[w->n_links].kind = kind;
+    w->n_links++;
+    return SANDBOX_OK;
+}
+
+/* Record what protects `path` (its own match `k`, under `inherited`). */
+static int record(struct walk *w, const char *path, const struct stat *lst, int k, int inherited)
+{
+    struct stat st;
+    int eff = stronger(k, inherited), rc;
+    if (S_ISREG(lst->st_mode) && lst->st_nlink > 1) {
+        rc = remember_link(w, lst, path, eff);
+        if (rc != SANDBOX_OK)
+            return rc;
+    }
+    /* Covered already by the mask of a parent, or not protected at all. */
+    if (k < 0 || inherited == SANDBOX_PROTECT_ALL || (k == SANDBOX_PROTECT_WRITE && inherited >= 0))
+        return SANDBOX_OK;
+    /* A protected name that is a symlink: mount follows it, so the target is
+     * what gets covered; a dangling one has nothing to reveal. */
+    if (stat(path, &st) != 0)
+        return SANDBOX_OK;
+    if (k == SANDBOX_PROTECT_WRITE)
+        return add_entry(w->m, path, MASK_READONLY);
+    return add_entry(w->m, path, S_ISDIR(st.st_mode) ? MASK_DIR : MASK_FILE);
+}
+
+static int walk_dir(struct walk *w, char *path, size_t len, size_t cap, int inherited)
+{
+    DIR *d;
+    struct dirent *de;
+    int rc = SANDBOX_OK;
+
+    d = opendir(path);
+    if (!d) {
+        struct stat st;
+        if (errno == ENOENT || errno == ENOTDIR)
+            return SANDBOX_OK; /* vanished while we walked */
+        /* The command runs with our credentials and no capability: a
+         * directory we cannot list and do not own stays closed to it too. An
+         * own one it could chmod open, so the scan must see inside. */
+        if (errno == EACCES && stat(path, &st) == 0 && st.st_uid != geteuid())
+            return SANDBOX_OK;
+        return sbx_fail(w->err, SANDBOX_E_PATH, errno,
+                        "cannot scan %s for protected paths: %s; fix its permissions or "
+                        "run without protected paths",
+                        path, strerror(errno));
+    }
+    while (rc == SANDBOX_OK && (de = readdir(d)) != NULL) {
+        struct stat st;
+        size_t nl = strlen(de->d_name);
+        int k;
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        if (len + 1 + nl + 1 > cap) {
+            rc = sbx_fail(w->err, SANDBOX_E_PATH, ENAMETOOLONG,
+                          "a path under %s is too long to scan for protected paths", path);
+            break;
+        }
+        path[len] = '/';
+        memcpy(path + len + 1, de->d_name, nl + 1);
+        w->n_seen++;
+        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            path[len] = '\0';
+            continue; /* vanished */
+        }
+        k = sbx_protect_match(w->r->protect, w->r->n_protect, path, 0);
+        rc = record(w, path, &st, k, inherited);
+        /* Descend into masked directories too: their files' other names
+         * (hard links) must be found. Never follow a symlink. */
+        if (rc == SANDBOX_OK && S_ISDIR(st.st_mode))
+            rc = walk_dir(w, path, len + 1 + nl, cap, stronger(k, inherited));
+        path[len] = '\0';
+    }
+    closedir(d);
+    return rc;
+}
+
+static int cmp_link(const void *a, const void *b)
+{
+    const struct link_name *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino)
+        return x->ino < y->ino ? -1 : 1;
+    return 0;
+}
+
+/* Every name of a protected inode gets its mask; every name of a file under
+ * .git gets read-only. Names outside the scan cannot be masked: warn. */
+static int resolve_links(struct walk *w)
+{
+    size_t i = 0, j, g;
+    int rc = SANDBOX_OK;
+    qsort(w->links, w->n_links, sizeof *w->links, cmp_link);
+    while (rc == SANDBOX_OK && i < w->n_links) {
+        int kind = -1;
+        for (g = i; g < w->n_links && cmp_link(&w->links[g], &w->links[i]) == 0; g++)
+            kind = stronger(kind, w->links[g].kind);
+        for (j = i; rc == SANDBOX_OK && kind >= 0 && j < g; j++) {
+            if (w->links[j].kind == kind)
+                continue;
+            rc = add_entry(w->m, w->links[j].path,
+                           kind == SANDBOX_PROTECT_ALL ? MASK_FILE : MASK_READONLY);
+        }
+        if (kind == SANDBOX_PROTECT_ALL && (nlink_t)(g - i) < w->links[i].nlink)
+            sbx_warn(w->warning, w->warning_size,
+                     "%s has %lu hard links outside the scanned directories; those names are "
+                     "not protected",
+                     w->links[i].path, (unsigned long)(w->links[i].nlink - (nlink_t)(g - i)));
+        i = g;
+    }
+    return rc;
+}
+
+/* Is `path` the same as, or beneath, `root`? */
+static int beneath(const char *path, const char *root)
+{
+    size_t n = strlen(root);
+    if (n == 1 && root[0] == '/')
+        return 1;
+    return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static int scan_root(struct walk *w, const char *root)
+{
+    char *path;
+    size_t len = strlen(root), cap = 4096 + len;
+    int rc;
+    path = malloc(cap);
+    if (!path)
+        return SANDBOX_E_NOMEM;
+    memcpy(path, root, len + 1);
+    if (len == 1)
+        len = 0; /* "/" + "/name" */
+    rc = walk_dir(w, path, len, cap, sbx_protect_match(w->r->protect, w->r->n_protect, root, 0));
+    free(path);
+    return rc;
+}
+
+/* Home: protected names directly in it, and the exact home paths. Home is
+ * not walked: its depth is the user's whole life. */
+static int scan_home(struct walk *w)
+{
+    const sbx_resolved *r = w->r;
+    struct stat st;
+    size_t i;
+    int rc = SANDBOX_OK;
+    DIR *d;
+    struct dirent *de;
+    char *p;
+    if (!r->home_dir || r->home_dir[0] != '/')
+        return SANDBOX_OK;
+    d = opendir(r->home_dir);
+    if (d) {
+        while (rc == SANDBOX_OK && (de = readdir(d)) != NULL) {
+            int k;
+            if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+                continue;
+            k = sbx_protect_match(r->protect, r->n_protect, de->d_name, 0);
+            if (k < 0)
+                continue;
+            p = malloc(strlen(r->home_dir) + strlen(de->d_name) + 2);
+            if (!p) {
+                rc = SANDBOX_E_NOMEM;
+                break;
+            }
+            sprintf(p, "%s/%s", r->home_dir, de->d_name);
+            if (lstat(p, &st) == 0)
+                rc = record(w, p, &st, k, -1);
+            free(p);
+        }
+        closedir(d);
+    }
+    for (i = 0; rc == SANDBOX_OK && i < r->n_protect_home; i++)
+        if (lstat(r->protect_home[i].pattern, &st) == 0)
+            rc = record(w, r->protect_home[i].pattern, &st, r->protect_home[i].kind, -1);
+    return rc;
+}
+
+static int format_map(char *buf, size_t size, size_t *len, unsigned long id)
+{
+    int n = snprintf(buf, size, "%lu %lu 1\n", id, id);
+    if (n < 0 || (size_t)n >= size)
+        return -1;
+    *len = (size_t)n;
+    return 0;
+}
+
+int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *warning,
+                     size_t warning_size, sandbox_error *err)
+{
+    struct sbx_mask_plan *m;
+    struct walk w;
+    char detail[256];
+    const char *roots[64];
+    size_t n_roots = 0, i, j;
+    int rc = SANDBOX_OK;
+    struct sbx_ll_ruleset_attr attr;
+
+    *out = NULL;
+    if (r->n_protect == 0)
+        return SANDBOX_OK;
+    /* Asked-for protection that cannot be given refuses to run. */
+    if (!sbx_mask_available(detail, sizeof detail))
+        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0, "protected paths: %s", detail);
+
+    m = calloc(1, sizeof *m);
+    if (!m)
+        return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory");
+    m->ruleset_fd = -1;
+    m->cap_last = (int)read_long("/proc/sys/kernel/cap_last_cap", 63);
+    /* Only the opener's own id can be mapped from inside the new namespace
+     * (a wider map needs CAP_SETUID in the parent, which the process has just
+     * left), and gid_map needs setgroups denied first. Root included. */
+    m->deny_setgroups = 1;
+    if (format_map(m->uid_map, sizeof m->uid_map, &m->uid_map_len, (unsigned long)geteuid()) ||
+        format_map(m->gid_map, sizeof m->gid_map, &m->gid_map_len, (unsigned long)getegid())) {
+        sbx_mask_free(m);
+        return sbx_fail(err, SANDBOX_E_SYSTEM, 0, "cannot format the id maps");
+    }
+
+    /* The scanned roots: the writable ones where a command works (not the
+     * temp directories or /dev), else the project and working directory. */
+    for (i = 0; i < r->n_roots && n_roots < 62; i++)
+        if (r->roots[i].kind == SBX_ROOT_PROJECT || r->roots[i].kind == SBX_ROOT_ADDED ||
+            r->roots[i].kind == SBX_ROOT_WORKDIR)
+            roots[n_roots++] = r->roots[i].path;
+    if (n_roots == 0) {
+        roots[n_roots++] = r->project_root;
+        roots[n_roots++] = r->working_dir;
+    }
+
+    memset(&w, 0, sizeof w);
+    w.r = r;
+    w.m = m;
+    w.warning = warning;
+    w.warning_size = warning_size;
+    w.err = err;
+    for (i = 0; rc == SANDBOX_OK && i < n_roots; i++) {
+        int nested = 0;
+        for (j = 0; j < n_roots; j++)
+            if (j != i && beneath(roots[i], roots[j]) && (strcmp(roots[i], roots[j]) != 0 || j < i))
+                nested = 1; /* walked as part of an enclosing root */
+        if (!nested)
+            rc = scan_root(&w, roots[i]);
+    }
+    if (rc == SANDBOX_OK)
+        rc = scan_home(&w);
+    if (rc == SANDBOX_OK)
+        rc = resolve_links(&w);
+    for (i = 0; i < w.n_links; i++)
+        free(w.links[i].path);
+    free(w.links);
+    if (rc != SANDBOX_OK) {
+        sbx_mask_free(m);
+        if (rc == SANDBOX_E_NOMEM)
+            return sbx_fail(err, rc, ENOMEM, "out of memory while scanning for protected paths");
+        return rc;
+    }
+    for (i = 0; i < m->n; i++) {
+        m->e[i].keep = m->e[i].how == MASK_READONLY ? locked_flags(m->e[i].path) : 0;
+        m->n_readonly += m->e[i].how == MASK_READONLY;
+        m->n_dirs += m->e[i].how == MASK_DIR;
+        m->n_files += m->e[i].how == MASK_FILE;
+    }
+    m->null_keep = locked_flags("/dev/null") & (MS_NOATIME | MS_STRICTATIME | MS_NODIRATIME);
+
+    /* A domain that handles one filesystem right is all the kernel needs to
+     * refuse mount changes; block devices are never made by a command. */
+    memset(&attr, 0, sizeof attr);
+    attr.handled_access_fs = SBX_LL_FS_MAKE_BLOCK;
+    /* The ABI-1 size: every kernel with Landlock accepts it. */
+    m->ruleset_fd = sbx_ll_create_ruleset(&attr, sizeof attr.handled_access_fs, 0);
+    if (m->ruleset_fd < 0) {
+        int e = errno;
+        sbx_mask_free(m);
+        return sbx_fail(err, SANDBOX_E_SYSTEM, e,
+                        "protected paths: cannot create the Landlock ruleset that locks the "
+                        "masks: %s", strerror(e));
+    }
+    *out = m;
+    return SANDBOX_OK;
+}
+
+size_t sbx_mask_count(const struct sbx_mask_plan *m, size_t *files, size_t *dirs, size_t *readonly)
+{
+    if (files)
+        *files = m ? m->n_files : 0;
+    if (dirs)
+        *dirs = m ? m->n_dirs : 0;
+    if (readonly)
+        *readonly = m ? m->n_readonly : 0;
+    return m ? m->n : 0;
+}
+
+/* ---- apply: async-signal-safe from here on ---- */
+
+static int write_file(const char *path, const char *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC), e = 0;
+    if (fd < 0)
+        return errno;
+    if (write(fd, data, len) != (ssize_t)len)
+        e = errno ? errno : EIO;
+    close(fd);
+    return e;
+}
+
+static int drop_caps(int cap_last)
+{
+    struct __user_cap_header_struct h;
+    struct __user_cap_data_struct d[2];
+    int c;
+    /* Bounding set first: it needs CAP_SETPCAP, which the capset below ends. */
+    for (c = 0; c <= cap_last; c++)
+        if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0 && errno != EINVAL)
+            return errno;
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+        return errno;
+    memset(&h, 0, sizeof h);
+    memset(d, 0, sizeof d);
+    h.version = _LINUX_CAPABILITY_VERSION_3;
+    h.pid = 0;
+    if (syscall(SYS_capset, &h, d) != 0)
+        return errno;
+    return 0;
+}
+
+int sbx_mask_apply(const struct sbx_mask_plan *m, int *sys_errno)
+{
+    size_t i;
+    int e, pass;
+    *sys_errno = 0;
+    if (!m)
+        return 0;
+    /* A user namespace gives the capabilities to mount, confined to the
+     * command's own mount namespace; the host's view never changes. */
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+        goto fail;
+    if (m->deny_setgroups && (e = write_file("/proc/self/setgroups", "deny", 4)) != 0)
+        goto fail_e;
+    if ((e = write_file("/proc/self/uid_map", m->uid_map, m->uid_map_len)) != 0 ||
+        (e = write_file("/proc/self/gid_map", m->gid_map, m->gid_map_len)) != 0)
+        goto fail_e;
+    /* Our mounts must never propagate back to the host's namespace. */
+    if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0)
+        goto fail;
+    /* Read-only binds first: masks inside .git then sit on top of them. */
+    for (pass = MASK_READONLY; pass <= MASK_FILE; pass++) {
+        for (i = 0; i < m->n; i++) {
+            const struct sbx_mask_entry *x = &m->e[i];
+            if (x->how != pass)
+                continue;
+            if (pass == MASK_READONLY) {
+                /* Recursive: a plain bind of a tree with locked submounts is refused. */
+                if (mount(x->path, x->path, NULL, MS_BIND | MS_REC, NULL) != 0 ||
+                    mount(NULL, x->path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | x->keep, NULL) != 0)
+                    goto fail;
+            } else if (pass == MASK_DIR) {
+                if (mount("sbx-protected", x->path, "tmpfs",
+                          MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=000,size=4k") != 0)
+                    goto fail;
+            } else {
+                /* nodev makes opening the device fail: nothing to read or write. */
+                if (mount("/dev/null", x->path, NULL, MS_BIND, NULL) != 0 ||
+                    mount(NULL, x->path, NULL,
+                          MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC |
+                              m->null_keep,
+                          NULL) != 0)
+                    goto fail;
+            }
+        }
+    }
+    /* Without capabilities the command cannot unmount, remount or open by
+     * file handle; no_new_privs (set before) keeps exec from regaining them. */
+    if ((e = drop_caps(m->cap_last)) != 0)
+        goto fail_e;
+    /* Landlock forbids every later mount change, in any namespace the command
+     * makes, and reaching un-masked views via /proc/PID/root of outsiders. */
+    if (sbx_ll_restrict_self(m->ruleset_fd, 0) != 0)
+        goto fail;
+    return 0;
+fail:
+    e = errno;
+fail_e:
+    *sys_errno = e;
+    return -1;
+}

@@ -1,0 +1,315 @@
+/* Protected paths: the pattern list on the policy, the portable matcher, and
+ * the resolved form the platform plans render (Linux masks, macOS deny rules,
+ * Windows deny ACEs). No system calls except reading the environment. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Every target: 1 << SANDBOX_TARGET_LINUX | MACOS | WINDOWS. */
+#define ALL_TARGETS ((1 << SANDBOX_TARGET_LINUX) | (1 << SANDBOX_TARGET_MACOS) | (1 << SANDBOX_TARGET_WINDOWS))
+#define MACOS_ONLY (1 << SANDBOX_TARGET_MACOS)
+
+/* The default set. Names that a project legitimately holds with harmless
+ * content (.npmrc registry settings, a .docker build folder) are protected in
+ * the home directory only, so ordinary project work keeps running. */
+static const struct {
+    const char *pattern;
+    int kind;
+    int targets;
+} defaults[] = {
+    {".env", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {".env.*", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"*.pem", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"*.key", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"id_rsa", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"id_rsa_*", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"id_dsa", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"id_dsa_*", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"id_ecdsa", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"id_ecdsa_*", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"id_ed25519", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"id_ed25519_*", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {".ssh", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {".aws", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {".gnupg", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {".netrc", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {".pypirc", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"~/.npmrc", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"~/.docker", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"~/.kube", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"~/.config/gh", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"~/Library/Keychains", SANDBOX_PROTECT_ALL, MACOS_ONLY},
+    /* Readable so git status and git log work; hooks and config are writes. */
+    {".git", SANDBOX_PROTECT_WRITE, ALL_TARGETS},
+};
+
+/* Fixed system paths per target, denied by exact path. */
+static const char *const macos_system_paths[] = {"/Library/Keychains"};
+
+static int lower(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
+static int ieq(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (lower((unsigned char)*a) != lower((unsigned char)*b))
+            return 0;
+    return *a == *b;
+}
+
+void sbx_protect_free(struct sbx_protect *list, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        free(list[i].pattern);
+    free(list);
+}
+
+/* A pattern names components relative to any directory, or to home ("~/");
+ * never an absolute path, "." or "..", or an empty component. */
+static int pattern_valid(const char *p)
+{
+    const char *c;
+    if (!p || !p[0] || p[0] == '/' || p[0] == '\\')
+        return 0;
+    if (p[0] == '~') {
+        if (p[1] != '/' || !p[2])
+            return 0;
+        p += 2;
+    }
+    for (c = p;;) {
+        size_t n = strcspn(c, "/\\");
+        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+            return 0;
+        if (!c[n])
+            return 1;
+        c += n + 1;
+    }
+}
+
+static int add_one(sandbox_policy *p, const char *pattern, int kind, int targets)
+{
+    struct sbx_protect *grown;
+    char *copy;
+    size_t i;
+    for (i = 0; i < p->n_protect; i++) {
+        if (ieq(p->protect[i].pattern, pattern)) {
+            p->protect[i].kind = kind;
+            p->protect[i].targets = targets;
+            return SANDBOX_OK;
+        }
+    }
+    copy = sbx_strdup(pattern);
+    if (!copy)
+        return SANDBOX_E_NOMEM;
+    grown = realloc(p->protect, (p->n_protect + 1) * sizeof *grown);
+    if (!grown) {
+        free(copy);
+        return SANDBOX_E_NOMEM;
+    }
+    p->protect = grown;
+    p->protect[p->n_protect].pattern = copy;
+    p->protect[p->n_protect].kind = kind;
+    p->protect[p->n_protect].targets = targets;
+    p->n_protect++;
+    return SANDBOX_OK;
+}
+
+int sandbox_policy_add_protected(sandbox_policy *p, const char *pattern, int kind)
+{
+    if (!p || !pattern_valid(pattern) ||
+        (kind != SANDBOX_PROTECT_ALL && kind != SANDBOX_PROTECT_WRITE))
+        return SANDBOX_E_INVALID;
+    return add_one(p, pattern, kind, ALL_TARGETS);
+}
+
+int sandbox_policy_remove_protected(sandbox_policy *p, const char *pattern)
+{
+    size_t i;
+    if (!p || !pattern)
+        return SANDBOX_E_INVALID;
+    for (i = 0; i < p->n_protect; i++) {
+        if (ieq(p->protect[i].pattern, pattern)) {
+            free(p->protect[i].pattern);
+            memmove(&p->protect[i], &p->protect[i + 1], (p->n_protect - i - 1) * sizeof *p->protect);
+            p->n_protect--;
+            return SANDBOX_OK;
+        }
+    }
+    return SANDBOX_E_INVALID;
+}
+
+int sandbox_policy_protect_defaults(sandbox_policy *p)
+{
+    size_t i;
+    int rc;
+    if (!p)
+        return SANDBOX_E_INVALID;
+    for (i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
+        rc = add_one(p, defaults[i].pattern, defaults[i].kind, defaults[i].targets);
+        if (rc != SANDBOX_OK)
+            return rc;
+    }
+    return SANDBOX_OK;
+}
+
+size_t sandbox_policy_protected_count(const sandbox_policy *p)
+{
+    return p ? p->n_protect : 0;
+}
+
+/* ---- matching ---- */
+
+int sbx_protect_glob(const char *pat, const char *name, size_t len)
+{
+    const char *star = NULL;
+    size_t i = 0, back = 0;
+    while (i < len) {
+        if (*pat == '*') {
+            star = ++pat;
+            back = i;
+        } else if (*pat && *pat != '/' && *pat != '\\' &&
+                   (*pat == '?' || lower((unsigned char)*pat) == lower((unsigned char)name[i]))) {
+            pat++;
+            i++;
+        } else if (star) {
+            pat = star;
+            i = ++back;
+        } else {
+            return 0;
+        }
+    }
+    while (*pat == '*')
+        pat++;
+    return *pat == '\0' || *pat == '/' || *pat == '\\';
+}
+
+static int is_sep(char c, int backslash)
+{
+    return c == '/' || (backslash && c == '\\');
+}
+
+/* Do the last components of path[0..len) match the components of pat? */
+static int tail_matches(const char *pat, const char *path, size_t len, int backslash)
+{
+    size_t npat = 1, k;
+    const char *c;
+    for (c = pat; *c; c++)
+        if (*c == '/' || *c == '\\')
+            npat++;
+    /* Walk the pattern's components from the last one backwards. */
+    for (k = npat; k > 0; k--) {
+        const char *pc = pat;
+        size_t j, end = len, start;
+        for (j = 1; j < k; j++)
+            pc += strcspn(pc, "/\\") + 1;
+        while (end > 0 && is_sep(path[end - 1], backslash))
+            end--;
+        start = end;
+        while (start > 0 && !is_sep(path[start - 1], backslash))
+            start--;
+        if (start == end || !sbx_protect_glob(pc, path + start, end - start))
+            return 0;
+        len = start;
+    }
+    return 1;
+}
+
+int sbx_protect_match(const struct sbx_protect *list, size_t n, const char *path, int backslash)
+{
+    size_t i, len = strlen(path);
+    int best = -1;
+    for (i = 0; i < n; i++) {
+        if (list[i].pattern[0] == '~')
+            continue; /* home-anchored: exact paths in protect_home */
+        if (tail_matches(list[i].pattern, path, len, backslash)) {
+            if (list[i].kind == SANDBOX_PROTECT_ALL)
+                return SANDBOX_PROTECT_ALL;
+            best = list[i].kind;
+        }
+    }
+    return best;
+}
+
+/* ---- resolution ---- */
+
+static int has_glob(const char *s)
+{
+    return strpbrk(s, "*?") != NULL;
+}
+
+static int push(struct sbx_protect **list, size_t *n, const char *a, const char *sep,
+                const char *b, int kind, int targets)
+{
+    struct sbx_protect *grown;
+    size_t la = strlen(a), ls = strlen(sep), lb = strlen(b), i;
+    char *s = malloc(la + ls + lb + 1);
+    if (!s)
+        return SANDBOX_E_NOMEM;
+    memcpy(s, a, la);
+    memcpy(s + la, sep, ls);
+    memcpy(s + la + ls, b, lb + 1);
+    for (i = 0; i < *n; i++) {
+        if (strcmp((*list)[i].pattern, s) == 0) {
+            if (kind == SANDBOX_PROTECT_ALL)
+                (*list)[i].kind = kind;
+            free(s);
+            return SANDBOX_OK;
+        }
+    }
+    grown = realloc(*list, (*n + 1) * sizeof *grown);
+    if (!grown) {
+        free(s);
+        return SANDBOX_E_NOMEM;
+    }
+    *list = grown;
+    grown[*n].pattern = s;
+    grown[*n].kind = kind;
+    grown[*n].targets = targets;
+    (*n)++;
+    return SANDBOX_OK;
+}
+
+int sbx_protect_resolve(const sandbox_policy *p, sbx_resolved *r)
+{
+    const char *home = NULL, *sep;
+    int bit = 1 << r->target, rc = SANDBOX_OK;
+    size_t i;
+    char *h;
+
+    if (r->target == SANDBOX_TARGET_WINDOWS)
+        home = getenv("USERPROFILE");
+    if (!home || !home[0])
+        home = getenv("HOME");
+    if (home && home[0]) {
+        r->home_dir = sbx_strdup(home);
+        if (!r->home_dir)
+            return SANDBOX_E_NOMEM;
+        /* "/home/me/" and "/home/me" name the same directory. */
+        for (h = r->home_dir + strlen(r->home_dir); h > r->home_dir + 1 && (h[-1] == '/' || h[-1] == '\\');)
+            *--h = '\0';
+    }
+    sep = r->target == SANDBOX_TARGET_WINDOWS ? "\\" : "/";
+    for (i = 0; rc == SANDBOX_OK && i < p->n_protect; i++) {
+        const struct sbx_protect *e = &p->protect[i];
+        const char *rel = e->pattern[0] == '~' ? e->pattern + 2 : e->pattern;
+        if (!(e->targets & bit))
+            continue;
+        rc = push(&r->protect, &r->n_protect, e->pattern, "", "", e->kind, e->targets);
+        /* A wildcard at home is found by listing it (Linux) or by the
+         * renderer's own name rule; exact paths need no listing. */
+        if (rc == SANDBOX_OK && r->home_dir && !has_glob(rel))
+            rc = push(&r->protect_home, &r->n_protect_home, r->home_dir, sep, rel, e->kind,
+                      e->targets);
+    }
+    if (rc == SANDBOX_OK && r->target == SANDBOX_TARGET_MACOS && r->n_protect > 0) {
+        for (i = 0; rc == SANDBOX_OK && i < sizeof macos_system_paths / sizeof macos_system_paths[0]; i++)
+            rc = push(&r->protect_home, &r->n_protect_home, macos_system_paths[i], "", "",
+                      SANDBOX_PROTECT_ALL, MACOS_ONLY);
+    }
+    r->protected_paths_blocked = r->n_protect > 0;
+    return rc;
+}
