@@ -23,7 +23,8 @@ static const char usage_line[] =
     "usage: " PROG " [--no-network | --internet-only] [--confine-fs] [--sandbox] [--read-only]\n"
     "       [--class NAME | --tool-server] [--writable-caches] [--output DIR]\n"
     "       [--project DIR] [--add-dir DIR]... [--workdir DIR] [--scratch DIR] [--net-eperm]\n"
-    "       [--scan-hardlinks | --no-scan-hardlinks] [--allow-hardlink PATH]... [--] CMD [ARGS...]\n"
+    "       [--scan-hardlinks | --no-scan-hardlinks] [--allow-hardlink PATH]...\n"
+    "       [--protect-secrets] [--protect PATTERN]... [--] CMD [ARGS...]\n"
     "       " PROG " --self-test [--json]\n"
     "       " PROG " --explain [--json] [--target linux|macos|windows] [policy flags] [--] CMD...\n";
 
@@ -58,6 +59,9 @@ static const char help_text[] =
     "  --scan-hardlinks   refuse to start (126) when a writable root holds a hard link\n"
     "                     to a file outside the roots; --no-scan-hardlinks to skip\n"
     "  --allow-hardlink PATH  accept that file's, or that folder's, links (repeatable)\n"
+    "  --protect-secrets  neither read nor write .env*, private keys, ~/.ssh, ~/.aws and\n"
+    "                     the other default secrets; .git readable but not writable\n"
+    "  --protect PATTERN  also protect PATTERN (a name, a/b, or ~/path; * and ? allowed)\n"
     "Other actions:\n"
     "  --self-test        print what this machine enforces (--json for JSON)\n"
     "  --explain          print what would be enforced and the exact argv; run nothing\n"
@@ -265,6 +269,13 @@ int main(int argc, char **argv)
                                    v);
             }
             klass = classes[k].klass;
+        } else if (strcmp(a, "--protect-secrets") == 0) {
+            sandbox_policy_protect_defaults(policy);
+        } else if ((v = option_value(argv, argc, &i, "--protect", &missing)) != NULL) {
+            if (sandbox_policy_add_protected(policy, v, SANDBOX_PROTECT_ALL) != SANDBOX_OK) {
+                sandbox_policy_free(policy);
+                return usage_error("--protect needs a relative name pattern or ~/path, got ", v);
+            }
         } else if ((v = option_value(argv, argc, &i, "--target", &missing)) != NULL) {
             if (strcmp(v, "linux") == 0)
                 target = SANDBOX_TARGET_LINUX;

@@ -119,11 +119,16 @@ void sbx_protect_free(struct sbx_protect *list, size_t n);
 int sbx_protect_resolve(const sandbox_policy *policy, sbx_resolved *r);
 /* Case-insensitive glob of one component: '*' and '?' never cross '/'. */
 int sbx_protect_glob(const char *pattern, const char *name, size_t name_len);
-/* Match the trailing components of `path` ('/'-separated, or '\\' too when
- * `backslash`) against the list. Returns -1 when nothing matches, else the
- * strongest kind (SANDBOX_PROTECT_ALL beats SANDBOX_PROTECT_WRITE).
+/* Is `path` ('/'-separated, or '\\' too when `backslash`) protected: does
+ * any of its components (or a run of them) match a pattern? Returns -1 when
+ * nothing matches, else the strongest kind (SANDBOX_PROTECT_ALL beats
+ * SANDBOX_PROTECT_WRITE); a path beneath a protected directory matches.
  * Home-anchored patterns are ignored here: they are exact paths. */
 int sbx_protect_match(const struct sbx_protect *list, size_t n, const char *path, int backslash);
+/* The same for the last components of path[0..len) only (a tree walk, which
+ * knows what its parents matched). */
+int sbx_protect_match_tail(const struct sbx_protect *list, size_t n, const char *path, size_t len,
+                           int backslash);
 
 /* ---- errors ---- */
 

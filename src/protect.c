@@ -218,9 +218,10 @@ static int tail_matches(const char *pat, const char *path, size_t len, int backs
     return 1;
 }
 
-int sbx_protect_match(const struct sbx_protect *list, size_t n, const char *path, int backslash)
+int sbx_protect_match_tail(const struct sbx_protect *list, size_t n, const char *path, size_t len,
+                           int backslash)
 {
-    size_t i, len = strlen(path);
+    size_t i;
     int best = -1;
     for (i = 0; i < n; i++) {
         if (list[i].pattern[0] == '~')
@@ -230,6 +231,28 @@ int sbx_protect_match(const struct sbx_protect *list, size_t n, const char *path
                 return SANDBOX_PROTECT_ALL;
             best = list[i].kind;
         }
+    }
+    return best;
+}
+
+int sbx_protect_match(const struct sbx_protect *list, size_t n, const char *path, int backslash)
+{
+    size_t len = strlen(path);
+    int best = -1, k;
+    /* Every prefix that ends a component: a path beneath a protected
+     * directory is protected like the directory. */
+    while (len > 0) {
+        while (len > 0 && is_sep(path[len - 1], backslash))
+            len--;
+        if (len == 0)
+            break;
+        k = sbx_protect_match_tail(list, n, path, len, backslash);
+        if (k == SANDBOX_PROTECT_ALL)
+            return k;
+        if (k >= 0)
+            best = k;
+        while (len > 0 && !is_sep(path[len - 1], backslash))
+            len--;
     }
     return best;
 }

@@ -299,7 +299,7 @@ static int walk_dir(struct walk *w, char *path, size_t len, size_t cap, int inhe
             path[len] = '\0';
             continue; /* vanished */
         }
-        k = sbx_protect_match(w->r->protect, w->r->n_protect, path, 0);
+        k = sbx_protect_match_tail(w->r->protect, w->r->n_protect, path, len + 1 + nl, 0);
         rc = record(w, path, &st, k, inherited);
         /* Descend into masked directories too: their files' other names
          * (hard links) must be found. Never follow a symlink. */
@@ -361,14 +361,19 @@ static int scan_root(struct walk *w, const char *root)
 {
     char *path;
     size_t len = strlen(root), cap = 4096 + len;
-    int rc;
+    struct stat st;
+    int rc, k;
     path = malloc(cap);
     if (!path)
         return SANDBOX_E_NOMEM;
     memcpy(path, root, len + 1);
     if (len == 1)
         len = 0; /* "/" + "/name" */
-    rc = walk_dir(w, path, len, cap, sbx_protect_match(w->r->protect, w->r->n_protect, root, 0));
+    k = sbx_protect_match(w->r->protect, w->r->n_protect, root, 0);
+    /* A root that is itself protected (a project inside ~/.ssh) is masked whole. */
+    rc = k >= 0 && lstat(root, &st) == 0 ? record(w, root, &st, k, -1) : SANDBOX_OK;
+    if (rc == SANDBOX_OK)
+        rc = walk_dir(w, path, len, cap, k);
     free(path);
     return rc;
 }
@@ -392,7 +397,7 @@ static int scan_home(struct walk *w)
             int k;
             if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
                 continue;
-            k = sbx_protect_match(r->protect, r->n_protect, de->d_name, 0);
+            k = sbx_protect_match_tail(r->protect, r->n_protect, de->d_name, strlen(de->d_name), 0);
             if (k < 0)
                 continue;
             p = malloc(strlen(r->home_dir) + strlen(de->d_name) + 2);

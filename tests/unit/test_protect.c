@@ -1,0 +1,184 @@
+#define _POSIX_C_SOURCE 200809L
+/* Protected paths: the pattern list, the portable matcher and the resolved
+ * form the platform renderers read. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static int match_defaults(const char *path)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    int k;
+    assert_int_equal(sandbox_policy_protect_defaults(p), SANDBOX_OK);
+    k = sbx_protect_match(p->protect, p->n_protect, path, 0);
+    sandbox_policy_free(p);
+    return k;
+}
+
+static void test_spec_cases_are_read_and_write_protected(void **state)
+{
+    static const char *const paths[] = {
+        "/p/.env", "/p/sub/.ENV", "/p/conf/.env.local", "/p/keys/server.pem", "/p/keys/ID_RSA",
+        "/p/.ssh/config", "/p/.ssh", "/h/.ssh/id_ed25519", "/p/a/.Env.Production", "/p/x/tls.KEY",
+        "/p/id_ed25519_sk", "/p/id_ecdsa", "/p/id_rsa_work", "/p/.aws", "/p/.gnupg/x",
+        "/p/.netrc", "/p/.pypirc", ".env", "/p/.ssh/keys/deploy"};
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        if (match_defaults(paths[i]) != SANDBOX_PROTECT_ALL)
+            fail_msg("%s is not protected", paths[i]);
+    }
+}
+
+static void test_ordinary_names_are_not_protected(void **state)
+{
+    static const char *const paths[] = {"/p/env.md", "/p/.envrc", "/p/environment", "/p/x.env",
+                                        "/p/pem", "/p/keys", "/p/id_rsa.pub", "/p/.gitignore",
+                                        "/p/.github/workflows/ci.yml", "/p/.npmrc", "/p/.docker",
+                                        "/p/.config/ghost", "/p/my.env/readme", "/",
+                                        "/p/.config/gh" /* home-anchored only */};
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        if (match_defaults(paths[i]) != -1)
+            fail_msg("%s is protected", paths[i]);
+    }
+}
+
+static void test_git_is_write_protected_only(void **state)
+{
+    (void)state;
+    assert_int_equal(match_defaults("/p/.git"), SANDBOX_PROTECT_WRITE);
+    assert_int_equal(match_defaults("/p/.GIT/hooks/pre-commit"), SANDBOX_PROTECT_WRITE);
+    assert_int_equal(match_defaults("/p/vendor/lib/.git/config"), SANDBOX_PROTECT_WRITE);
+    /* A secret under .git is still a secret. */
+    assert_int_equal(match_defaults("/p/.git/.env"), SANDBOX_PROTECT_ALL);
+}
+
+static void test_glob_is_per_component_and_case_insensitive(void **state)
+{
+    (void)state;
+    assert_true(sbx_protect_glob("*.pem", "A.PEM", 5));
+    assert_true(sbx_protect_glob(".env.*", ".env.", 5));
+    assert_false(sbx_protect_glob(".env.*", ".env", 4));
+    assert_true(sbx_protect_glob("a?c", "abc", 3));
+    assert_false(sbx_protect_glob("a?c", "ac", 2));
+    assert_true(sbx_protect_glob("*a*b*", "xxaYYb", 6));
+    assert_false(sbx_protect_glob("*a*b*", "xxbYYa", 6));
+    assert_true(sbx_protect_glob("*", "anything", 8));
+}
+
+static void test_windows_separators_when_asked(void **state)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    (void)state;
+    sandbox_policy_protect_defaults(p);
+    assert_int_equal(sbx_protect_match(p->protect, p->n_protect, "C:\\p\\Sub\\.ENV", 1),
+                     SANDBOX_PROTECT_ALL);
+    assert_int_equal(sbx_protect_match(p->protect, p->n_protect, "C:\\p\\.SSH\\config", 1),
+                     SANDBOX_PROTECT_ALL);
+    assert_int_equal(sbx_protect_match(p->protect, p->n_protect, "C:\\p\\Sub\\.ENV", 0), -1);
+    sandbox_policy_free(p);
+}
+
+static void test_add_remove_and_validation(void **state)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    (void)state;
+    assert_int_equal(sandbox_policy_protected_count(p), 0);
+    assert_true(sbx_policy_is_noop(p));
+    assert_int_equal(sandbox_policy_add_protected(p, "secrets.yaml", SANDBOX_PROTECT_ALL), SANDBOX_OK);
+    assert_false(sbx_policy_is_noop(p)); /* protection alone must reach the backend */
+    assert_int_equal(sandbox_policy_add_protected(p, "SECRETS.yaml", SANDBOX_PROTECT_WRITE), SANDBOX_OK);
+    assert_int_equal(sandbox_policy_protected_count(p), 1);
+    assert_int_equal(sbx_protect_match(p->protect, p->n_protect, "/a/secrets.YAML", 0),
+                     SANDBOX_PROTECT_WRITE);
+    assert_int_equal(sandbox_policy_remove_protected(p, "Secrets.Yaml"), SANDBOX_OK);
+    assert_int_equal(sandbox_policy_remove_protected(p, "secrets.yaml"), SANDBOX_E_INVALID);
+    assert_int_equal(sandbox_policy_protected_count(p), 0);
+    assert_int_equal(sandbox_policy_add_protected(p, "", 0), SANDBOX_E_INVALID);
+    assert_int_equal(sandbox_policy_add_protected(p, "/etc/shadow", 0), SANDBOX_E_INVALID);
+    assert_int_equal(sandbox_policy_add_protected(p, "a/../b", 0), SANDBOX_E_INVALID);
+    assert_int_equal(sandbox_policy_add_protected(p, "a//b", 0), SANDBOX_E_INVALID);
+    assert_int_equal(sandbox_policy_add_protected(p, "~", 0), SANDBOX_E_INVALID);
+    assert_int_equal(sandbox_policy_add_protected(p, "~user/x", 0), SANDBOX_E_INVALID);
+    assert_int_equal(sandbox_policy_add_protected(p, "x", 2), SANDBOX_E_INVALID);
+    assert_int_equal(sandbox_policy_add_protected(NULL, "x", 0), SANDBOX_E_INVALID);
+    assert_int_equal(sandbox_policy_add_protected(p, "~/.secret", 0), SANDBOX_OK);
+    /* Home-anchored patterns are exact paths, never names anywhere. */
+    assert_int_equal(sbx_protect_match(p->protect, p->n_protect, "/p/.secret", 0), -1);
+    assert_int_equal(sandbox_policy_protect_defaults(p), SANDBOX_OK);
+    assert_int_equal(sandbox_policy_remove_protected(p, ".git"), SANDBOX_OK);
+    assert_int_equal(sbx_protect_match(p->protect, p->n_protect, "/p/.git/config", 0), -1);
+    sandbox_policy_free(p);
+}
+
+static const struct sbx_protect *find(const struct sbx_protect *l, size_t n, const char *s)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (strcmp(l[i].pattern, s) == 0)
+            return &l[i];
+    return NULL;
+}
+
+static void test_resolved_form_per_target(void **state)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    sbx_resolved r;
+    sandbox_error err;
+    (void)state;
+    setenv("HOME", "/home/me/", 1);
+    setenv("USERPROFILE", "C:\\Users\\me", 1);
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
+    assert_false(r.protected_paths_blocked);
+    assert_int_equal(r.n_protect, 0);
+    sbx_resolved_free(&r);
+
+    sandbox_policy_protect_defaults(p);
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
+    assert_true(r.protected_paths_blocked);
+    assert_string_equal(r.home_dir, "/home/me");
+    assert_non_null(find(r.protect_home, r.n_protect_home, "/home/me/.ssh"));
+    assert_non_null(find(r.protect_home, r.n_protect_home, "/home/me/.config/gh"));
+    assert_non_null(find(r.protect_home, r.n_protect_home, "/home/me/.npmrc"));
+    assert_int_equal(find(r.protect_home, r.n_protect_home, "/home/me/.git")->kind,
+                     SANDBOX_PROTECT_WRITE);
+    assert_null(find(r.protect_home, r.n_protect_home, "/home/me/*.pem")); /* names, not paths */
+    assert_null(find(r.protect, r.n_protect, "~/Library/Keychains"));     /* macOS only */
+    sbx_resolved_free(&r);
+
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_MACOS, &r, &err), SANDBOX_OK);
+    assert_non_null(find(r.protect, r.n_protect, "~/Library/Keychains"));
+    assert_non_null(find(r.protect_home, r.n_protect_home, "/home/me/Library/Keychains"));
+    assert_non_null(find(r.protect_home, r.n_protect_home, "/Library/Keychains"));
+    sbx_resolved_free(&r);
+
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_WINDOWS, &r, &err), SANDBOX_OK);
+    assert_string_equal(r.home_dir, "C:\\Users\\me");
+    assert_non_null(find(r.protect_home, r.n_protect_home, "C:\\Users\\me\\.ssh"));
+    assert_non_null(find(r.protect_home, r.n_protect_home, "C:\\Users\\me\\.config/gh"));
+    sbx_resolved_free(&r);
+    sandbox_policy_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_spec_cases_are_read_and_write_protected),
+        cmocka_unit_test(test_ordinary_names_are_not_protected),
+        cmocka_unit_test(test_git_is_write_protected_only),
+        cmocka_unit_test(test_glob_is_per_component_and_case_insensitive),
+        cmocka_unit_test(test_windows_separators_when_asked),
+        cmocka_unit_test(test_add_remove_and_validation),
+        cmocka_unit_test(test_resolved_form_per_target),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
