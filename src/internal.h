@@ -179,6 +179,11 @@ int sbx_resolved_add_root(sbx_resolved *r, const char *path, int kind);
 int sbx_hardlink_scan(const sbx_resolved *r, const sandbox_policy *policy,
                       sandbox_scan_report *report);
 
+/* Explain the protected paths (text: nothing when none; JSON: an object).
+ * `mechanism` and `not_covered` are the target's own words. */
+void sbx_protect_explain(const sbx_resolved *r, const char *mechanism, const char *not_covered,
+                         int json, sbx_buf *out);
+
 /* ---- platform plans that are portable C (explain on any host) ---- */
 
 int sbx_linux_explain(const sbx_resolved *r, const char *const argv[], int json, sbx_buf *out,

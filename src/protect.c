@@ -336,3 +336,45 @@ int sbx_protect_resolve(const sandbox_policy *p, sbx_resolved *r)
     r->protected_paths_blocked = r->n_protect > 0;
     return rc;
 }
+
+/* ---- explaining ---- */
+
+static const char *kind_name(int kind)
+{
+    return kind == SANDBOX_PROTECT_WRITE ? "write" : "read-write";
+}
+
+void sbx_protect_explain(const sbx_resolved *r, const char *mechanism, const char *not_covered,
+                         int json, sbx_buf *out)
+{
+    size_t i;
+    if (json) {
+        sbx_buf_printf(out, "{\"blocked\":%s,\"mechanism\":", r->protected_paths_blocked ? "true" : "false");
+        sbx_buf_json_str(out, mechanism);
+        sbx_buf_add(out, ",\"not_covered\":");
+        sbx_buf_json_str(out, not_covered);
+        sbx_buf_add(out, ",\"patterns\":[");
+        for (i = 0; i < r->n_protect; i++) {
+            sbx_buf_add(out, i ? ",{\"pattern\":" : "{\"pattern\":");
+            sbx_buf_json_str(out, r->protect[i].pattern);
+            sbx_buf_printf(out, ",\"denies\":\"%s\"}", kind_name(r->protect[i].kind));
+        }
+        sbx_buf_add(out, "],\"paths\":[");
+        for (i = 0; i < r->n_protect_home; i++) {
+            sbx_buf_add(out, i ? ",{\"path\":" : "{\"path\":");
+            sbx_buf_json_str(out, r->protect_home[i].pattern);
+            sbx_buf_printf(out, ",\"denies\":\"%s\"}", kind_name(r->protect_home[i].kind));
+        }
+        sbx_buf_add(out, "]}");
+        return;
+    }
+    if (!r->protected_paths_blocked)
+        return;
+    sbx_buf_printf(out, "protected paths (%s):\n", mechanism);
+    for (i = 0; i < r->n_protect; i++)
+        sbx_buf_printf(out, "  %-10s %s\n", kind_name(r->protect[i].kind), r->protect[i].pattern);
+    for (i = 0; i < r->n_protect_home; i++)
+        sbx_buf_printf(out, "  %-10s %s\n", kind_name(r->protect_home[i].kind),
+                       r->protect_home[i].pattern);
+    sbx_buf_printf(out, "  not covered: %s\n", not_covered);
+}

@@ -134,6 +134,12 @@ int sbx_caps_drop_all(void);
 /* ---- protected paths (src/linux/mask.c) ---- */
 
 struct sbx_mask_plan;
+#define SBX_LINUX_PROTECT_MECHANISM                                                              \
+    "existing matches under the project, added and working directories and home are masked "   \
+    "in a private mount namespace at launch; .git is mounted read-only"
+#define SBX_LINUX_PROTECT_GAPS                                                                   \
+    "protected names created after launch outside .git (a new .env.local), other roots such "  \
+    "as the temp directories, descriptors inherited already open"
 /* Scan the roots and home for protected paths and record the mounts that
  * hide them. *plan stays NULL when the policy protects nothing. Fails with
  * SANDBOX_E_UNSUPPORTED when this machine cannot give the protection. */
