@@ -166,7 +166,17 @@ size_t sandbox_policy_protected_count(const sandbox_policy *p)
 int sbx_protect_glob(const char *pat, const char *name, size_t len)
 {
     const char *star = NULL;
-    size_t i = 0, back = 0;
+    size_t i = 0, back = 0, n;
+    /* "*.pem": a plain suffix test, the common case of a walk. */
+    if (pat[0] == '*' && (n = strcspn(pat + 1, "*?/\\")) && (pat[1 + n] == '\0' || pat[1 + n] == '/' || pat[1 + n] == '\\')) {
+        if (n > len)
+            return 0;
+        for (i = 0; i < n; i++)
+            if (lower((unsigned char)pat[1 + i]) != lower((unsigned char)name[len - n + i]))
+                return 0;
+        return 1;
+    }
+    i = 0;
     while (i < len) {
         if (*pat == '*') {
             star = ++pat;
@@ -221,16 +231,30 @@ static int tail_matches(const char *pat, const char *path, size_t len, int backs
 int sbx_protect_match_tail(const struct sbx_protect *list, size_t n, const char *path, size_t len,
                            int backslash)
 {
-    size_t i;
+    size_t i, end = len, start;
     int best = -1;
+    while (end > 0 && is_sep(path[end - 1], backslash))
+        end--;
+    start = end;
+    while (start > 0 && !is_sep(path[start - 1], backslash))
+        start--;
+    if (start == end)
+        return -1;
     for (i = 0; i < n; i++) {
-        if (list[i].pattern[0] == '~')
+        const char *pat = list[i].pattern, *last = pat, *c;
+        if (pat[0] == '~')
             continue; /* home-anchored: exact paths in protect_home */
-        if (tail_matches(list[i].pattern, path, len, backslash)) {
-            if (list[i].kind == SANDBOX_PROTECT_ALL)
-                return SANDBOX_PROTECT_ALL;
-            best = list[i].kind;
-        }
+        for (c = pat; *c; c++)
+            if (*c == '/' || *c == '\\')
+                last = c + 1;
+        /* The last component decides almost every case, cheaply. */
+        if (!sbx_protect_glob(last, path + start, end - start))
+            continue;
+        if (last != pat && !tail_matches(pat, path, len, backslash))
+            continue;
+        if (list[i].kind == SANDBOX_PROTECT_ALL)
+            return SANDBOX_PROTECT_ALL;
+        best = list[i].kind;
     }
     return best;
 }

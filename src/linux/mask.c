@@ -208,7 +208,23 @@ struct walk {
     size_t warning_size;
     sandbox_error *err;
     size_t n_seen;
+    int pass;          /* 1: protected names; 2: other names of their inodes */
+    ino_t *wanted;     /* pass 2: inode numbers of protected multi-link files */
+    size_t n_wanted;
 };
+
+static int cmp_ino(const void *a, const void *b)
+{
+    ino_t x = *(const ino_t *)a, y = *(const ino_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Is this inode number one a protected file with several links has? (The
+ * device is checked after the stat.) */
+static int wanted(const struct walk *w, ino_t ino)
+{
+    return w->n_wanted && bsearch(&ino, w->wanted, w->n_wanted, sizeof ino, cmp_ino) != NULL;
+}
 
 static int stronger(int a, int b)
 {
@@ -295,16 +311,36 @@ static int walk_dir(struct walk *w, char *path, size_t len, size_t cap, int inhe
         path[len] = '/';
         memcpy(path + len + 1, de->d_name, nl + 1);
         w->n_seen++;
-        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-            path[len] = '\0';
-            continue; /* vanished */
-        }
         k = sbx_protect_match_tail(w->r->protect, w->r->n_protect, path, len + 1 + nl, 0);
-        rc = record(w, path, &st, k, inherited);
-        /* Descend into masked directories too: their files' other names
-         * (hard links) must be found. Never follow a symlink. */
-        if (rc == SANDBOX_OK && S_ISDIR(st.st_mode))
-            rc = walk_dir(w, path, len + 1 + nl, cap, stronger(k, inherited));
+        if (w->pass == 1) {
+            /* Only what is protected, or whose type readdir did not say,
+             * costs a stat; ordinary files are judged by name alone. */
+            int is_dir = de->d_type == DT_DIR;
+            if (k >= 0 || inherited >= 0 || de->d_type == DT_UNKNOWN) {
+                if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+                    path[len] = '\0';
+                    continue; /* vanished */
+                }
+                rc = record(w, path, &st, k, inherited);
+                is_dir = S_ISDIR(st.st_mode);
+            }
+            /* Descend into masked directories too: their files' other names
+             * (hard links) must be found. Never follow a symlink. */
+            if (rc == SANDBOX_OK && is_dir)
+                rc = walk_dir(w, path, len + 1 + nl, cap, stronger(k, inherited));
+        } else {
+            /* Second pass, only when a protected inode has several links:
+             * find its other names among the ordinary files. */
+            if (k < 0 && inherited < 0 && (de->d_type == DT_REG || de->d_type == DT_UNKNOWN) &&
+                wanted(w, de->d_ino) &&
+                fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                S_ISREG(st.st_mode) && st.st_nlink > 1)
+                rc = remember_link(w, &st, path, -1);
+            if (rc == SANDBOX_OK && (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN) &&
+                (de->d_type == DT_DIR ||
+                 (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))))
+                rc = walk_dir(w, path, len + 1 + nl, cap, stronger(k, inherited));
+        }
         path[len] = '\0';
     }
     closedir(d);
@@ -318,7 +354,12 @@ static int cmp_link(const void *a, const void *b)
         return x->dev < y->dev ? -1 : 1;
     if (x->ino != y->ino)
         return x->ino < y->ino ? -1 : 1;
-    return 0;
+    return strcmp(x->path, y->path);
+}
+
+static int same_inode(const struct link_name *x, const struct link_name *y)
+{
+    return x->dev == y->dev && x->ino == y->ino;
 }
 
 /* Every name of a protected inode gets its mask; every name of a file under
@@ -330,19 +371,23 @@ static int resolve_links(struct walk *w)
     qsort(w->links, w->n_links, sizeof *w->links, cmp_link);
     while (rc == SANDBOX_OK && i < w->n_links) {
         int kind = -1;
-        for (g = i; g < w->n_links && cmp_link(&w->links[g], &w->links[i]) == 0; g++)
+        nlink_t names = 0;
+        for (g = i; g < w->n_links && same_inode(&w->links[g], &w->links[i]); g++) {
             kind = stronger(kind, w->links[g].kind);
+            /* Home and a root may list the same name: count it once. */
+            names += g == i || strcmp(w->links[g].path, w->links[g - 1].path) != 0;
+        }
         for (j = i; rc == SANDBOX_OK && kind >= 0 && j < g; j++) {
             if (w->links[j].kind == kind)
                 continue;
             rc = add_entry(w->m, w->links[j].path,
                            kind == SANDBOX_PROTECT_ALL ? MASK_FILE : MASK_READONLY);
         }
-        if (kind == SANDBOX_PROTECT_ALL && (nlink_t)(g - i) < w->links[i].nlink)
+        if (kind == SANDBOX_PROTECT_ALL && names < w->links[i].nlink)
             sbx_warn(w->warning, w->warning_size,
                      "%s has %lu hard links outside the scanned directories; those names are "
                      "not protected",
-                     w->links[i].path, (unsigned long)(w->links[i].nlink - (nlink_t)(g - i)));
+                     w->links[i].path, (unsigned long)(w->links[i].nlink - names));
         i = g;
     }
     return rc;
@@ -355,6 +400,16 @@ static int beneath(const char *path, const char *root)
     if (n == 1 && root[0] == '/')
         return 1;
     return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Walked as part of an enclosing root (or a duplicate listed earlier)? */
+static int nested_root(const char *const *roots, size_t n, size_t i)
+{
+    size_t j;
+    for (j = 0; j < n; j++)
+        if (j != i && beneath(roots[i], roots[j]) && (strcmp(roots[i], roots[j]) != 0 || j < i))
+            return 1;
+    return 0;
 }
 
 static int scan_root(struct walk *w, const char *root)
@@ -371,7 +426,7 @@ static int scan_root(struct walk *w, const char *root)
         len = 0; /* "/" + "/name" */
     k = sbx_protect_match(w->r->protect, w->r->n_protect, root, 0);
     /* A root that is itself protected (a project inside ~/.ssh) is masked whole. */
-    rc = k >= 0 && lstat(root, &st) == 0 ? record(w, root, &st, k, -1) : SANDBOX_OK;
+    rc = w->pass == 1 && k >= 0 && lstat(root, &st) == 0 ? record(w, root, &st, k, -1) : SANDBOX_OK;
     if (rc == SANDBOX_OK)
         rc = walk_dir(w, path, len, cap, k);
     free(path);
@@ -434,7 +489,7 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
     struct walk w;
     char detail[256];
     const char *roots[64];
-    size_t n_roots = 0, i, j;
+    size_t n_roots = 0, i;
     int rc = SANDBOX_OK;
     struct sbx_ll_ruleset_attr attr;
 
@@ -477,16 +532,28 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
     w.warning = warning;
     w.warning_size = warning_size;
     w.err = err;
-    for (i = 0; rc == SANDBOX_OK && i < n_roots; i++) {
-        int nested = 0;
-        for (j = 0; j < n_roots; j++)
-            if (j != i && beneath(roots[i], roots[j]) && (strcmp(roots[i], roots[j]) != 0 || j < i))
-                nested = 1; /* walked as part of an enclosing root */
-        if (!nested)
+    w.pass = 1;
+    for (i = 0; rc == SANDBOX_OK && i < n_roots; i++)
+        if (!nested_root(roots, n_roots, i))
             rc = scan_root(&w, roots[i]);
-    }
     if (rc == SANDBOX_OK)
         rc = scan_home(&w);
+    if (rc == SANDBOX_OK && w.n_links > 0) {
+        w.wanted = malloc(w.n_links * sizeof *w.wanted);
+        if (!w.wanted)
+            rc = SANDBOX_E_NOMEM;
+        for (i = 0; rc == SANDBOX_OK && i < w.n_links; i++)
+            w.wanted[i] = w.links[i].ino;
+        if (rc == SANDBOX_OK) {
+            w.n_wanted = w.n_links;
+            qsort(w.wanted, w.n_wanted, sizeof *w.wanted, cmp_ino);
+        }
+        w.pass = 2;
+        for (i = 0; rc == SANDBOX_OK && i < n_roots; i++)
+            if (!nested_root(roots, n_roots, i))
+                rc = scan_root(&w, roots[i]);
+        free(w.wanted);
+    }
     if (rc == SANDBOX_OK)
         rc = resolve_links(&w);
     for (i = 0; i < w.n_links; i++)
