@@ -40,9 +40,10 @@ gcc -O2 -std=gnu11 -I"$src/src" -I"$src/include" "$here/protect_launch.c" \
   -o "$work/protect_launch"
 
 echo "project: $files files ($(uname -r), $(nproc) CPUs, $iters launches each, median/p10/p90 in µs)"
-"$work/protect_launch" plain "$proj" 5 >/dev/null # warm the caches
-plain=$("$work/protect_launch" plain "$proj" "$iters")
-prot=$("$work/protect_launch" protect "$proj" "$iters")
+"$work/protect_launch" "$proj" 5 >/dev/null # warm the caches
+res=$("$work/protect_launch" "$proj" "$iters")
+plain=$(echo "$res" | sed -n 1p)
+prot=$(echo "$res" | sed -n 2p)
 echo "mechanism  $plain"
 echo "mechanism  $prot"
 awk -v a="$plain" -v b="$prot" 'BEGIN { split(a, x, " "); split(b, y, " ");

@@ -69,7 +69,9 @@ int sbx_linux_apply(const struct sbx_linux_plan *plan, int *sys_errno)
     }
     if (plan->mask && sbx_mask_apply(plan->mask, sys_errno) != 0)
         return SBX_STEP_MASK;
-    if (plan->drop_caps) {
+    /* The masks already emptied every set and locked the securebits; a second
+     * drop would need the CAP_SETPCAP that is gone. */
+    if (plan->drop_caps && !plan->mask) {
         int e = sbx_caps_drop_all();
         if (e != 0) {
             *sys_errno = e;

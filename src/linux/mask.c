@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/securebits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -368,6 +369,8 @@ static int resolve_links(struct walk *w)
 {
     size_t i = 0, j, g;
     int rc = SANDBOX_OK;
+    if (w->n_links == 0)
+        return SANDBOX_OK;
     qsort(w->links, w->n_links, sizeof *w->links, cmp_link);
     while (rc == SANDBOX_OK && i < w->n_links) {
         int kind = -1;
@@ -619,7 +622,12 @@ static int drop_caps(int cap_last)
     struct __user_cap_header_struct h;
     struct __user_cap_data_struct d[2];
     int c;
-    /* Bounding set first: it needs CAP_SETPCAP, which the capset below ends. */
+    /* Securebits and the bounding set first: both need CAP_SETPCAP, which the
+     * capset below ends. NOROOT: an exec as uid 0 regains nothing. */
+    if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                                     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED,
+              0, 0, 0) != 0)
+        return errno;
     for (c = 0; c <= cap_last; c++)
         if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0 && errno != EINVAL)
             return errno;

@@ -73,6 +73,9 @@ static int run(const struct fixture *f, int confined, const char *script)
                 _exit(214);
             }
         }
+        /* The marker proves the command ran after a complete apply. */
+        if (confined && write(1, "[applied]\n", 10) != 10)
+            _exit(216);
         execl("/bin/sh", "sh", "-c", script, (char *)NULL);
         _exit(215);
     }
@@ -85,7 +88,7 @@ static int run(const struct fixture *f, int confined, const char *script)
         ;
     status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     /* A refusal must come from the command, never from a failed setup. */
-    if (status >= 210 && status <= 215)
+    if ((status >= 210 && status <= 216) || (confined && strncmp(out, "[applied]\n", 10) != 0))
         fail_msg("setup failed (%d): %s", status, out);
     return status;
 }
