@@ -13,12 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "linux/linux.h"
 
 #define SECRET "sbx-secret-7f3a"
+#define CONFINED_FS 2 /* masks plus the confined-mode Landlock ruleset */
 
 struct fixture {
     char dir[64];  /* the scratch directory */
@@ -57,12 +59,21 @@ static int run(const struct fixture *f, int confined, const char *script)
         setenv("HOME", f->home, 1);
         setenv("PROJ", f->proj, 1);
         if (confined) {
+            int ll_fd = -1;
+            uint32_t ll_flags = 0;
             sandbox_policy_set_project_root(p, f->proj);
             sandbox_policy_set_working_dir(p, f->proj);
             sandbox_policy_protect_defaults(p);
+            if (confined == CONFINED_FS)
+                sandbox_policy_set_filesystem(p, SANDBOX_FS_CONFINED);
             if (sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err) != SANDBOX_OK)
                 _exit(211);
-            if (sbx_mask_prepare(&r, &m, warning, sizeof warning, &err) != SANDBOX_OK) {
+            /* The backend's order: Landlock's ruleset, then the masks; apply
+             * no_new_privs, masks, then the Landlock domain. */
+            if ((confined == CONFINED_FS &&
+                 sbx_landlock_prepare(&r, &ll_fd, &ll_flags, warning, sizeof warning, &err) !=
+                     SANDBOX_OK) ||
+                sbx_mask_prepare(&r, &m, warning, sizeof warning, &err) != SANDBOX_OK) {
                 dprintf(2, "prepare: %s\n", err.message);
                 _exit(212);
             }
@@ -72,6 +83,8 @@ static int run(const struct fixture *f, int confined, const char *script)
                 dprintf(2, "apply: %s\n", strerror(e));
                 _exit(214);
             }
+            if (ll_fd >= 0 && syscall(SYS_landlock_restrict_self, ll_fd, ll_flags) != 0)
+                _exit(217);
         }
         /* The marker proves the command ran after a complete apply. */
         if (confined && write(1, "[applied]\n", 10) != 10)
@@ -88,7 +101,7 @@ static int run(const struct fixture *f, int confined, const char *script)
         ;
     status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     /* A refusal must come from the command, never from a failed setup. */
-    if ((status >= 210 && status <= 216) || (confined && strncmp(out, "[applied]\n", 10) != 0))
+    if ((status >= 210 && status <= 217) || (confined && strncmp(out, "[applied]\n", 10) != 0))
         fail_msg("setup failed (%d): %s", status, out);
     return status;
 }
@@ -231,6 +244,25 @@ static void test_masks_cannot_be_removed(void **state)
     assert_null(strstr(out, SECRET));
 }
 
+static void test_masks_compose_with_confined_landlock(void **state)
+{
+    struct fixture *f = *state;
+    char script[256];
+    if (sbx_landlock_abi(&(const char *){NULL}) < 1)
+        skip();
+    assert_int_not_equal(run(f, CONFINED_FS, "cat .env"), 0);
+    assert_null(strstr(out, SECRET));
+    assert_int_equal(run(f, CONFINED_FS, "cat env.md && echo hi > n.txt && rm n.txt && git status"), 0);
+    assert_int_not_equal(run(f, CONFINED_FS, "echo x > .git/hooks/pre-commit"), 0);
+    /* Landlock itself still refuses writes outside the writable roots (the
+     * project, the temp directories and /dev; /var/tmp is none of them). */
+    snprintf(script, sizeof script, "echo x > /var/tmp/sbx-mask-outside-%ld.txt", (long)getpid());
+    assert_int_not_equal(run(f, CONFINED_FS, script), 0);
+    assert_int_equal(run(f, 0, script), 0);
+    snprintf(script, sizeof script, "rm /var/tmp/sbx-mask-outside-%ld.txt", (long)getpid());
+    assert_int_equal(run(f, 0, script), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +273,7 @@ int main(void)
         cmocka_unit_test(test_git_reads_work_writes_refused),
         cmocka_unit_test(test_rename_symlink_hardlink_routes_fail),
         cmocka_unit_test(test_masks_cannot_be_removed),
+        cmocka_unit_test(test_masks_compose_with_confined_landlock),
     };
     char detail[384];
     if (!sbx_mask_available(detail, sizeof detail)) {
