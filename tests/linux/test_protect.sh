@@ -19,8 +19,8 @@ ln "$proj/keys/server.pem" "$proj/keys/copy"
 cd "$proj" || exit 1
 export HOME=$home
 
-# Until the seccomp and Landlock branches land, every confining policy fails
-# closed; then this test has nothing to observe.
+# A build whose launcher cannot confine (a backend stub, or a kernel without
+# seccomp/Landlock/user namespaces) fails closed; then there is nothing to observe.
 if ! "$L" --sandbox --protect-secrets -- true >"$_out" 2>"$_err"; then
   echo "skip: the launcher cannot confine on this build yet: $(head -1 "$_err")"
   rm -rf "$_scratch"
