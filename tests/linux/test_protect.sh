@@ -55,4 +55,11 @@ expect_status 1 "confined: a symlink to .env reads nothing" "${S[@]}" sh -c 'ln 
 no_secret "symlink route"
 expect_status 1 "confined: renaming the parent keeps the mask" "${S[@]}" sh -c 'mv conf c2 && { cat c2/.env.local; s=$?; mv c2 conf; exit $s; }'
 no_secret "rename-the-parent route"
+expect_status 0 "unconfined: another process's view reaches .env" sh -c "cat /proc/\$\$/root$proj/.env"
+expect_status 1 "confined: the unmasked view of a process outside is refused" "${S[@]}" sh -c "cat /proc/\$PPID/root$proj/.env || exit 1"
+no_secret "/proc/PID/root route"
+expect_status 1 "confined: unmounting a mask is refused" "${S[@]}" sh -c 'umount .env 2>/dev/null || umount -l .env 2>/dev/null; cat .env || exit 1'
+no_secret "umount route"
+expect_status 0 "--self-test says what protection this machine gives" "$L" --self-test
+expect_output_has "protected names created later are not blocked" "--self-test states the limit"
 finish
