@@ -157,6 +157,8 @@ void sbx_buf_json_str(sbx_buf *b, const char *s);
 char *sbx_buf_take(sbx_buf *b);
 
 char *sbx_strdup(const char *s);
+/* strncmp that folds ASCII letters; locale-independent. */
+int sbx_strncasecmp_ascii(const char *a, const char *b, size_t n);
 /* "a" + sep + "b" (sep is '/' or '\\'), newly allocated; NULL when out of memory. */
 char *sbx_path_join(const char *a, char sep, const char *b);
 

@@ -348,6 +348,54 @@ static int host_target(void)
 #endif
 }
 
+/* 1 when `dir` is `home` or one of its ancestors ("/" included). Textual, on
+ * paths without trailing separators; case-insensitive where the target's
+ * file systems usually are. */
+static int contains_home(const char *dir, const char *home, int fold_case)
+{
+    size_t n = strlen(dir);
+    int same;
+    if (n == 1 && (dir[0] == '/' || dir[0] == '\\'))
+        return 1;
+    same = fold_case ? sbx_strncasecmp_ascii(dir, home, n) == 0 : strncmp(dir, home, n) == 0;
+    return same && (home[n] == '\0' || home[n] == '/' || home[n] == '\\');
+}
+
+/* Spec 004: the home directory and "/" are never a project. The project root
+ * and the working directory become writable implicitly (a command started
+ * from ~ would otherwise be free to rewrite ~/.bashrc), so refuse them; an
+ * explicitly added directory stays the caller's deliberate choice. */
+static int refuse_home_roots(const sbx_resolved *r, int target, sandbox_error *err)
+{
+    const char *env = getenv(target == SANDBOX_TARGET_WINDOWS ? "USERPROFILE" : "HOME");
+    int fold = target != SANDBOX_TARGET_LINUX;
+    char *home;
+    size_t i;
+    if (!env || !env[0])
+        env = "";
+    home = sbx_strdup(env);
+    if (!home)
+        return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while checking roots");
+    trim_trailing_sep(home);
+    for (i = 0; i < r->n_roots; i++) {
+        const struct sbx_root *root = &r->roots[i];
+        int is_root_dir = strcmp(root->path, "/") == 0;
+        if (root->kind != SBX_ROOT_PROJECT && root->kind != SBX_ROOT_WORKDIR)
+            continue;
+        if (is_root_dir || (home[0] && contains_home(root->path, home, fold))) {
+            sbx_fail(err, SANDBOX_E_PATH, 0,
+                     "refusing to make %s writable: it is %s, and a sandbox that may write "
+                     "there confines nothing; run the command from the project directory, or "
+                     "set the %s to it (--project/--workdir)",
+                     root->path, is_root_dir ? "the file system root" : "or contains your home directory",
+                     root->kind == SBX_ROOT_PROJECT ? "project root" : "working directory");
+            free(home);
+            return SANDBOX_E_PATH;
+        }
+    }
+    free(home);
+    return SANDBOX_OK;
+}
 
 int sbx_resolve(const sandbox_policy *p, int target, sbx_resolved *r, sandbox_error *err)
 {
@@ -428,7 +476,9 @@ int sbx_resolve(const sandbox_policy *p, int target, sbx_resolved *r, sandbox_er
             sbx_resolved_free(r);
             return sbx_fail(err, rc, ENOMEM, "out of memory while listing writable roots");
         }
-        rc = sbx_presets_add_cache_roots(p, r, target == host_target(), err);
+        rc = refuse_home_roots(r, target, err);
+        if (rc == SANDBOX_OK)
+            rc = sbx_presets_add_cache_roots(p, r, target == host_target(), err);
         if (rc != SANDBOX_OK) {
             sbx_resolved_free(r);
             return rc;

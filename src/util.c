@@ -58,6 +58,21 @@ void sbx_warn(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
+int sbx_strncasecmp_ascii(const char *a, const char *b, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        unsigned char ca = (unsigned char)a[i], cb = (unsigned char)b[i];
+        if (ca >= 'A' && ca <= 'Z')
+            ca = (unsigned char)(ca - 'A' + 'a');
+        if (cb >= 'A' && cb <= 'Z')
+            cb = (unsigned char)(cb - 'A' + 'a');
+        if (ca != cb || ca == '\0')
+            return (int)ca - (int)cb;
+    }
+    return 0;
+}
+
 char *sbx_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;

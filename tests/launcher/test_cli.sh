@@ -21,7 +21,7 @@ else
   fail "--self-test --json is not valid JSON"; cat "$_out"
 fi
 
-expect_status 0 "--explain --json exits 0" "$L" --explain --json --project /tmp -- echo hi
+expect_status 0 "--explain --json exits 0" "$L" --explain --json --project "$_scratch" -- echo hi
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["argv"]==["echo","hi"], d["argv"]' "$_out"; then
   pass "--explain --json has the exact argv"
 else
@@ -37,4 +37,12 @@ echo 'echo should not run' >"$noexec"
 chmod 644 "$noexec"
 expect_status 126 "a non-executable file exits 126" "$L" -- "$noexec"
 expect_status 0 "an all-off policy cannot be asked for, --sandbox is the default" "$L" true
+# Spec 004: the home directory and / are never a writable project.
+expect_status 126 "running from the home directory is refused, never made writable" \
+  env HOME="$_scratch" sh -c 'cd "$HOME" && exec "$0" -- touch "$HOME/should-not-exist"' "$L"
+expect_output_has "refusing to make" "the refusal says why and how to fix it"
+[ -e "$_scratch/should-not-exist" ] && fail "the command ran in the home directory" || pass "nothing ran in the home directory"
+expect_status 126 "running from / is refused" sh -c 'cd / && exec "$0" -- true' "$L"
+expect_status 0 "network-only mode from the home directory writes nothing implicitly, so it runs" \
+  env HOME="$_scratch" sh -c 'cd "$HOME" && exec "$0" --no-network -- true' "$L"
 finish

@@ -127,6 +127,48 @@ static void test_read_only_implies_no_network(void **state)
     sandbox_policy_free(p);
 }
 
+static int resolve_confined(const char *project, const char *workdir, const char *home, int target)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    sbx_resolved r;
+    sandbox_error err;
+    int rc;
+    sandbox_policy_set_filesystem(p, SANDBOX_FS_CONFINED);
+    if (project)
+        sandbox_policy_set_project_root(p, project);
+    sandbox_policy_set_working_dir(p, workdir);
+    setenv("HOME", home, 1);
+    rc = sbx_resolve(p, target, &r, &err);
+    if (rc == SANDBOX_OK)
+        sbx_resolved_free(&r);
+    else
+        assert_non_null(strstr(err.message, "refusing to make"));
+    sandbox_policy_free(p);
+    return rc;
+}
+
+static void test_home_and_root_are_never_a_writable_project(void **state)
+{
+    char *saved = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    (void)state;
+    assert_int_equal(resolve_confined(NULL, "/home/u/proj", "/home/u", SANDBOX_TARGET_LINUX), SANDBOX_OK);
+    assert_int_equal(resolve_confined(NULL, "/home/u", "/home/u", SANDBOX_TARGET_LINUX), SANDBOX_E_PATH);
+    assert_int_equal(resolve_confined(NULL, "/home/u/", "/home/u", SANDBOX_TARGET_LINUX), SANDBOX_E_PATH);
+    assert_int_equal(resolve_confined(NULL, "/home", "/home/u", SANDBOX_TARGET_LINUX), SANDBOX_E_PATH);
+    assert_int_equal(resolve_confined(NULL, "/", "/home/u", SANDBOX_TARGET_LINUX), SANDBOX_E_PATH);
+    /* a sibling whose name merely starts like home is fine */
+    assert_int_equal(resolve_confined(NULL, "/home/u2", "/home/u", SANDBOX_TARGET_LINUX), SANDBOX_OK);
+    /* the project root is checked too, not only the working directory */
+    assert_int_equal(resolve_confined("/home/u", "/home/u/proj", "/home/u", SANDBOX_TARGET_LINUX), SANDBOX_E_PATH);
+    /* macOS folds case: /Users/Me is /users/me */
+    assert_int_equal(resolve_confined(NULL, "/users/me", "/Users/Me", SANDBOX_TARGET_MACOS), SANDBOX_E_PATH);
+    assert_int_equal(resolve_confined(NULL, "/users/me", "/Users/Me", SANDBOX_TARGET_LINUX), SANDBOX_OK);
+    if (saved) {
+        setenv("HOME", saved, 1);
+        free(saved);
+    }
+}
+
 static void test_json_strings_are_escaped(void **state)
 {
     sbx_buf b;
@@ -158,6 +200,7 @@ int main(void)
         cmocka_unit_test(test_confined_roots_in_order_without_duplicates),
         cmocka_unit_test(test_defaults_come_from_cwd_and_tmpdir),
         cmocka_unit_test(test_read_only_implies_no_network),
+        cmocka_unit_test(test_home_and_root_are_never_a_writable_project),
         cmocka_unit_test(test_json_strings_are_escaped),
         cmocka_unit_test(test_strerror_names_every_code),
     };
