@@ -5,7 +5,8 @@
  *      setuid/file-capability binaries powerless for everything run inside;
  *   1b. protected paths (mask.c): namespace + masks need capabilities that the
  *      later steps take away, so they come right after no_new_privs;
- *   2. capabilities (read-only): dropped before anything can exec;
+ *   2. capabilities (every confining mode): dropped before anything can exec,
+ *      and before Landlock and seccomp, which need none of them;
  *   3. Landlock: restrict_self needs no syscall the filter could refuse later;
  *   4. seccomp last: once loaded, nothing else has to be allowed through it.
  */
@@ -51,7 +52,8 @@ int sbx_linux_prepare(const sandbox_policy *policy, struct sbx_linux_plan *plan,
     if (rc == SANDBOX_OK)
         rc = sbx_landlock_prepare(&r, &plan->ruleset_fd, &plan->landlock_flags, warning,
                                   warning_size, err);
-    plan->drop_caps = r.filesystem == SANDBOX_FS_READ_ONLY;
+    /* Root keeps DAC power but not kernel administration (docs/landlock.md). */
+    plan->drop_caps = sbx_caps_drop_mask(r.filesystem, r.network);
     if (rc == SANDBOX_OK)
         rc = sbx_mask_prepare(&r, &plan->mask, warning, warning_size, err);
     sbx_resolved_free(&r);
@@ -72,7 +74,7 @@ int sbx_linux_apply(const struct sbx_linux_plan *plan, int *sys_errno)
     /* The masks already emptied every set and locked the securebits; a second
      * drop would need the CAP_SETPCAP that is gone. */
     if (plan->drop_caps && !plan->mask) {
-        int e = sbx_caps_drop_all();
+        int e = sbx_caps_drop(plan->drop_caps);
         if (e != 0) {
             *sys_errno = e;
             return SBX_STEP_CAPS;
@@ -103,7 +105,7 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
         return sbx_fail(err, SANDBOX_E_SYSTEM, e, "cannot set no_new_privs: %s", strerror(e));
     case SBX_STEP_CAPS:
         return sbx_fail(err, SANDBOX_E_SYSTEM, e,
-                        "cannot drop capabilities for read-only mode: %s", strerror(e));
+                        "cannot drop capabilities: %s", strerror(e));
     case SBX_STEP_LANDLOCK:
         return sbx_fail(err, SANDBOX_E_SYSTEM, e,
                         "cannot enforce the Landlock ruleset: %s%s", strerror(e),
@@ -187,6 +189,10 @@ void sbx_backend_self_test(sandbox_report *rep)
     rep->network.available = seccomp_ok;
     strcpy(rep->network.mechanism, "seccomp-bpf");
     snprintf(rep->network.detail, sizeof rep->network.detail, "%s", sdetail);
+    /* Said here too: without it root could rebuild a network through a tun device. */
+    sbx_warn(rep->network.detail, sizeof rep->network.detail,
+             "as root also drops kernel-administration capabilities (net_admin, sys_admin...; "
+             "--explain lists them)");
 
     abi = sbx_landlock_abi(&why);
     rep->landlock_abi = abi;
@@ -201,6 +207,9 @@ void sbx_backend_self_test(sandbox_report *rep)
         for (i = abi + 1; i <= nabi; i++)
             sbx_warn(rep->filesystem.detail, sizeof rep->filesystem.detail, "lacks %s",
                      landlock_abi_gains[i]);
+        sbx_warn(rep->filesystem.detail, sizeof rep->filesystem.detail,
+                 "/dev narrowed to common devices, never block devices; root loses "
+                 "kernel-administration capabilities");
     }
 
     strcpy(rep->read_only.mechanism, "landlock+seccomp");

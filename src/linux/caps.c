@@ -1,11 +1,12 @@
-/* Read-only mode: leave the process with no capability it could use or
- * regain, even as uid 0. Raw system calls only (no libcap, no allocation),
- * so this runs between fork and exec.
+/* Drop capabilities, even as uid 0, so they cannot be regained. Raw system
+ * calls only (no libcap, no allocation), so this runs between fork and exec.
  *
- * Without CAP_SETPCAP (an unprivileged caller) the bounding set and the
- * securebits cannot change, and need not: the permitted set is emptied and
- * no_new_privs, set before this runs, keeps execve from adding anything back
- * (setuid bits and file capabilities are ignored under it). */
+ * Two walls keep a dropped capability from coming back through execve:
+ * no_new_privs (set before this runs) caps the permitted set after exec at
+ * the one before it, and, when CAP_SETPCAP lets us, the bounding set no
+ * longer holds it, which also bounds what uid 0 gets at exec. Without
+ * CAP_SETPCAP (an unprivileged caller) the bounding set and the securebits
+ * cannot change, and need not: no_new_privs is the wall. */
 #define _GNU_SOURCE
 #include "linux.h"
 
@@ -21,10 +22,12 @@
 #  define PR_CAP_AMBIENT_CLEAR_ALL 4
 #endif
 
-/* Far above any real capability number; the loop stops at the kernel's
- * last one (EINVAL) long before. */
-#define SBX_CAP_LIMIT 128
+/* The masks are 64 bits: capabilities 0..63, two 32-bit capget words. The
+ * loops stop at the kernel's last one (EINVAL) long before. */
+#define SBX_CAP_LIMIT 64
 
+/* Only when everything is dropped: NOROOT would also strip the kept
+ * capabilities from every exec as root, which a partial drop must not do. */
 #define SBX_SECUREBITS                                                                             \
     (SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |                               \
      SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |       \
@@ -36,11 +39,21 @@ static int get_caps(struct __user_cap_data_struct data[2])
     return syscall(SYS_capget, &hdr, data) == 0 ? 0 : errno;
 }
 
-int sbx_caps_drop_all(void)
+/* The bits of `mask` still present in the effective, permitted or
+ * inheritable set (ambient is always a subset of permitted and inheritable). */
+static uint64_t held(const struct __user_cap_data_struct data[2], uint64_t mask)
+{
+    uint64_t lo = (uint64_t)(data[0].effective | data[0].permitted | data[0].inheritable);
+    uint64_t hi = (uint64_t)(data[1].effective | data[1].permitted | data[1].inheritable);
+    return (lo | hi << 32) & mask;
+}
+
+int sbx_caps_drop(uint64_t mask)
 {
     struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
     struct __user_cap_data_struct data[2];
-    int e, cap, setpcap;
+    uint32_t keep_lo = (uint32_t)~mask, keep_hi = (uint32_t)(~mask >> 32);
+    int e, cap, setpcap, all = mask == SBX_CAPS_ALL;
     long bits;
 
     e = get_caps(data);
@@ -48,27 +61,37 @@ int sbx_caps_drop_all(void)
         return e;
     setpcap = (data[CAP_SETPCAP / 32].effective & (1U << (CAP_SETPCAP % 32))) != 0;
 
-    /* While CAP_SETPCAP is still effective: the bounding set, so no exec
-     * (setuid root or file capabilities) can ever reach a capability... */
+    /* While CAP_SETPCAP is still effective: the bounding set first, so no
+     * exec (uid 0, setuid root, file capabilities) can reach a dropped one... */
     if (setpcap) {
         for (cap = 0; cap < SBX_CAP_LIMIT; cap++) {
+            if (!(mask & (1ULL << cap)))
+                continue;
             if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
                 if (errno == EINVAL)
                     break; /* past the kernel's last capability */
                 return errno;
             }
         }
-        /* ...and the securebits, locked, so uid 0 is not special at exec
-         * and nothing can turn that back on. */
-        if (prctl(PR_SET_SECUREBITS, SBX_SECUREBITS, 0, 0, 0) != 0)
+        /* ...and, when nothing is kept, the securebits, locked, so uid 0 is
+         * not special at exec and nothing can turn that back on. A partial
+         * drop leaves them: changing them needs CAP_SETPCAP, dropped below
+         * and from the bounding set, so they are frozen as they are. */
+        if (all && prctl(PR_SET_SECUREBITS, SBX_SECUREBITS, 0, 0, 0) != 0)
             return errno;
     }
-    /* Ambient before the sets it depends on; needs no capability. */
-    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0)
+    /* Ambient before the sets it depends on; needs no capability. A partial
+     * drop needs no call: capset below takes the dropped ones out of the
+     * permitted and inheritable sets, and the kernel keeps ambient inside both. */
+    if (all && prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0)
         return errno;
     /* Last, since it removes CAP_SETPCAP itself: lowering is always allowed. */
-    data[0].effective = data[0].permitted = data[0].inheritable = 0;
-    data[1].effective = data[1].permitted = data[1].inheritable = 0;
+    data[0].effective &= keep_lo;
+    data[0].permitted &= keep_lo;
+    data[0].inheritable &= keep_lo;
+    data[1].effective &= keep_hi;
+    data[1].permitted &= keep_hi;
+    data[1].inheritable &= keep_hi;
     if (syscall(SYS_capset, &hdr, data) != 0)
         return errno;
 
@@ -76,20 +99,24 @@ int sbx_caps_drop_all(void)
     e = get_caps(data);
     if (e != 0)
         return e;
-    if (data[0].effective | data[0].permitted | data[0].inheritable | data[1].effective |
-        data[1].permitted | data[1].inheritable)
+    if (held(data, mask))
         return EPERM;
     if (setpcap) {
         for (cap = 0; cap < SBX_CAP_LIMIT; cap++) {
-            int in = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+            int in;
+            if (!(mask & (1ULL << cap)))
+                continue;
+            in = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
             if (in < 0)
                 break;
             if (in > 0)
                 return EPERM;
         }
-        bits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
-        if (bits < 0 || (bits & SBX_SECUREBITS) != SBX_SECUREBITS)
-            return EPERM;
+        if (all) {
+            bits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
+            if (bits < 0 || (bits & SBX_SECUREBITS) != SBX_SECUREBITS)
+                return EPERM;
+        }
     }
     return 0;
 }

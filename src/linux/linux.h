@@ -22,7 +22,7 @@ struct sbx_bpf_insn {
 struct sbx_linux_plan {
     int ruleset_fd;                 /* Landlock ruleset, -1 when there is none */
     uint32_t landlock_flags;        /* flags for landlock_restrict_self */
-    int drop_caps;                  /* read-only: empty every capability set */
+    uint64_t drop_caps;             /* capabilities to drop (sbx_caps_drop_mask); 0: none */
     const struct sbx_bpf_insn *bpf; /* seccomp program, NULL when there is none */
     unsigned short bpf_len;
     struct sbx_mask_plan *mask;     /* protected paths (mask.c), NULL when none */
@@ -92,6 +92,15 @@ struct sbx_landlock_rule {
     uint64_t dir_rights;  /* granted when the path is a directory; 0: must not be one */
     uint64_t file_rights; /* granted when it is not a directory */
     int mandatory;        /* 1: missing or unusable is an error; 0: skipped with a warning */
+    int device;           /* 1: a /dev entry: skipped silently when missing, never a block device */
+    const char *gate;     /* path ending in '*': expanded only when this exists (NULL: always) */
+};
+
+/* When the terminal on fds 0-2 gets a rule of its own. */
+enum sbx_ll_terminal {
+    SBX_LL_TERMINAL_NONE = 0,
+    SBX_LL_TERMINAL_REQUIRED = 1, /* read-only: with /dev/tty; an unnamed terminal is an error */
+    SBX_LL_TERMINAL_IF_NAMED = 2  /* confined: outside /dev/pts only, skipped when unnamed */
 };
 
 struct sbx_landlock_plan {
@@ -99,7 +108,7 @@ struct sbx_landlock_plan {
     struct sbx_landlock_handled handled; /* all zero: no Landlock layer at all */
     struct sbx_landlock_rule *rules;
     size_t n_rules;
-    int terminal; /* read-only: also grant the terminal on fds 0-2 and /dev/tty */
+    int terminal; /* enum sbx_ll_terminal: also grant the terminal on fds 0-2 */
 };
 
 /* The rights handled for this ABI (0..7, higher is treated as 7), filesystem
@@ -124,12 +133,35 @@ void sbx_landlock_explain_abi(const sbx_resolved *r, int abi, const char *why,
  * 0 for filesystem, 1 for network, 2 for scopes. */
 void sbx_landlock_rights_names(int kind, uint64_t mask, int json, sbx_buf *out);
 
-/* ---- capabilities (src/linux/caps.c) ---- */
+/* ---- capabilities (src/linux/caps_rules.c, portable; src/linux/caps.c) ---- */
 
-/* Empty the bounding, ambient, inheritable, permitted and effective sets and
- * lock the securebits, so an exec as uid 0 regains nothing. Async-signal-safe.
- * Returns 0 or an errno. */
-int sbx_caps_drop_all(void);
+/* Bit n is capability n (the kernel's numbering, linux/capability.h). */
+#define SBX_CAP_BIT(n) (1ULL << (n))
+#define SBX_CAPS_ALL (~0ULL)
+/* What a root command keeps in confined and network-denied modes: file
+ * ownership and permission overrides, signals, changing uid/gid, low ports,
+ * mlock, audit records. docs/landlock.md weighs every capability. */
+#define SBX_CAPS_KEEP                                                                              \
+    (SBX_CAP_BIT(0) /* chown */ | SBX_CAP_BIT(1) /* dac_override */ |                            \
+     SBX_CAP_BIT(3) /* fowner */ | SBX_CAP_BIT(4) /* fsetid */ | SBX_CAP_BIT(5) /* kill */ |       \
+     SBX_CAP_BIT(6) /* setgid */ | SBX_CAP_BIT(7) /* setuid */ |                                 \
+     SBX_CAP_BIT(10) /* net_bind_service */ | SBX_CAP_BIT(14) /* ipc_lock */ |                   \
+     SBX_CAP_BIT(29) /* audit_write */)
+
+/* The capabilities to drop for a mode: SBX_CAPS_ALL in read-only mode,
+ * ~SBX_CAPS_KEEP when the network is denied or the filesystem confined, 0
+ * otherwise. */
+uint64_t sbx_caps_drop_mask(int filesystem, int network);
+/* "sys_admin" for 21; NULL past the last capability this library names. */
+const char *sbx_cap_name(int cap);
+void sbx_caps_explain(const sbx_resolved *r, int json, sbx_buf *out);
+
+/* Drop the capabilities in `mask` from the bounding (when CAP_SETPCAP is
+ * effective), inheritable, permitted, effective and ambient sets, then check
+ * they are gone. SBX_CAPS_ALL also sets and locks the securebits so an exec
+ * as uid 0 regains nothing. A caller holding none of them (an ordinary user)
+ * changes nothing and succeeds. Async-signal-safe. Returns 0 or an errno. */
+int sbx_caps_drop(uint64_t mask);
 
 /* ---- protected paths (src/linux/mask.c) ---- */
 

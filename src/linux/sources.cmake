@@ -3,6 +3,7 @@ set(SBX_LINUX_PORTABLE_SOURCES
   ${PROJECT_SOURCE_DIR}/src/linux/explain.c
   ${PROJECT_SOURCE_DIR}/src/linux/seccomp_rules.c
   ${PROJECT_SOURCE_DIR}/src/linux/landlock_rules.c
+  ${PROJECT_SOURCE_DIR}/src/linux/caps_rules.c
 )
 # Linux-only: system calls.
 set(SBX_LINUX_BACKEND_SOURCES

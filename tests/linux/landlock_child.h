@@ -70,7 +70,7 @@ static inline int t_confine(enum t_mode mode, const struct t_roots *roots, char 
     if (warning && wsize)
         warning[0] = 0;
     rc = sbx_landlock_prepare(&r, &plan.ruleset_fd, &plan.landlock_flags, warning, wsize, &err);
-    plan.drop_caps = r.filesystem == SANDBOX_FS_READ_ONLY;
+    plan.drop_caps = sbx_caps_drop_mask(r.filesystem, r.network);
     sbx_resolved_free(&r);
     if (rc != SANDBOX_OK) {
         fprintf(stderr, "t_confine: %s\n", err.message);
