@@ -6,8 +6,11 @@
 #include "linux.h"
 #include "landlock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -61,10 +64,12 @@ static const char *add_rule_hint(int e)
 }
 
 /* Open one rule's path and add it. A non-mandatory path that cannot be
- * opened is skipped with a warning. Returns SANDBOX_OK or an error. */
+ * opened is skipped with a warning; a device entry (`device`) silently, and
+ * it is refused when it turns out to be a block device. Returns SANDBOX_OK
+ * or an error. */
 static int add_path(int ruleset_fd, const char *path, const char *label, uint64_t dir_rights,
-                    uint64_t file_rights, int mandatory, char *warning, size_t warning_size,
-                    sandbox_error *err)
+                    uint64_t file_rights, int mandatory, int device, char *warning,
+                    size_t warning_size, sandbox_error *err)
 {
     struct sbx_ll_path_beneath_attr attr;
     struct stat st;
@@ -77,6 +82,8 @@ static int add_path(int ruleset_fd, const char *path, const char *label, uint64_
         if (mandatory)
             return sbx_fail(err, SANDBOX_E_PATH, e, "cannot open %s (%s) for a Landlock rule: %s",
                             path, label, strerror(e));
+        if (device)
+            return SANDBOX_OK; /* most machines lack most of the list: not news */
         /* Never widened to the parent: a missing root only means less access. */
         sbx_warn(warning, warning_size, "writable root %s (%s) skipped: %s", path, label,
                  strerror(e));
@@ -87,6 +94,12 @@ static int add_path(int ruleset_fd, const char *path, const char *label, uint64_
         close(fd);
         return sbx_fail(err, SANDBOX_E_PATH, e, "cannot stat %s (%s): %s", path, label,
                         strerror(e));
+    }
+    if (device && S_ISBLK(st.st_mode)) {
+        /* Root owns the disks: a write grant on one rewrites any file. */
+        close(fd);
+        sbx_warn(warning, warning_size, "%s (%s) skipped: a block device", path, label);
+        return SANDBOX_OK;
     }
     memset(&attr, 0, sizeof attr);
     attr.parent_fd = fd;
@@ -109,38 +122,92 @@ static int add_path(int ruleset_fd, const char *path, const char *label, uint64_
     return SANDBOX_OK;
 }
 
-/* Read-only mode: the terminals on fds 0-2 stay writable (and /dev/tty with
- * them), or shells and pagers break. A terminal whose name cannot be found is
- * an error: every part of read-only mode is mandatory. */
-static int add_terminals(int ruleset_fd, uint64_t rights, char *warning, size_t warning_size,
-                         sandbox_error *err)
+/* Read-only mode (required): the terminals on fds 0-2 stay writable (and
+ * /dev/tty with them), or shells and pagers break; a terminal whose name
+ * cannot be found is an error, as every part of read-only mode is mandatory.
+ * Confined mode (if named): only a terminal outside /dev/pts needs a rule of
+ * its own (/dev/tty and /dev/pts are in the device list already), and one
+ * that cannot be named is skipped: the open fds work regardless. */
+static int add_terminals(int ruleset_fd, int mode, uint64_t rights, char *warning,
+                         size_t warning_size, sandbox_error *err)
 {
     char names[3][256];
-    int fd, j, n = 0, rc, e;
+    int fd, j, n = 0, rc, e, required = mode == SBX_LL_TERMINAL_REQUIRED;
 
     for (fd = 0; fd <= 2; fd++) {
         if (!isatty(fd))
             continue;
         e = ttyname_r(fd, names[n], sizeof names[n]);
+        if (e != 0 && !required)
+            continue;
         if (e != 0)
             return sbx_fail(err, SANDBOX_E_PATH, e,
                             "read-only mode: cannot name the terminal on fd %d: %s "
                             "(is /dev/pts mounted in this namespace?)",
                             fd, strerror(e));
+        if (!required && strncmp(names[n], "/dev/pts/", 9) == 0)
+            continue;
         for (j = 0; j < n && strcmp(names[j], names[n]) != 0; j++)
             ;
         if (j < n)
             continue;
-        rc = add_path(ruleset_fd, names[n], "terminal", 0, rights, 1, warning, warning_size, err);
+        rc = add_path(ruleset_fd, names[n], "terminal", 0, rights, required, !required, warning,
+                      warning_size, err);
         if (rc != SANDBOX_OK)
             return rc;
         n++;
     }
-    if (n == 0)
+    if (n == 0 || !required)
         return SANDBOX_OK;
     /* less and vim open /dev/tty to talk to the user past redirected stdio. */
-    return add_path(ruleset_fd, "/dev/tty", "controlling terminal", 0, rights, 1, warning,
+    return add_path(ruleset_fd, "/dev/tty", "controlling terminal", 0, rights, 1, 0, warning,
                     warning_size, err);
+}
+
+/* A rule whose path ends in '*': every character device in that directory
+ * named the prefix and then digits only ("/dev/nvidia*": nvidia0, nvidia1),
+ * and only when its gate exists, so most machines pay one failed open. */
+static int add_glob(int ruleset_fd, const struct sbx_landlock_rule *rule, char *warning,
+                    size_t warning_size, sandbox_error *err)
+{
+    char dir[PATH_MAX], path[PATH_MAX];
+    const char *slash = strrchr(rule->path, '/'), *prefix;
+    size_t plen;
+    struct dirent *de;
+    DIR *d;
+    int gfd, rc = SANDBOX_OK;
+
+    if (rule->gate) {
+        gfd = open(rule->gate, O_PATH | O_CLOEXEC);
+        if (gfd < 0)
+            return SANDBOX_OK;
+        close(gfd);
+    }
+    if (!slash || (size_t)(slash - rule->path) >= sizeof dir)
+        return SANDBOX_OK;
+    memcpy(dir, rule->path, (size_t)(slash - rule->path));
+    dir[slash - rule->path] = 0;
+    prefix = slash + 1;
+    plen = strlen(prefix) - 1; /* without the '*' */
+    d = opendir(dir[0] ? dir : "/");
+    if (!d)
+        return SANDBOX_OK;
+    while (rc == SANDBOX_OK && (de = readdir(d)) != NULL) {
+        const char *c = de->d_name + plen;
+        if (strncmp(de->d_name, prefix, plen) != 0 || !*c)
+            continue;
+        while (*c >= '0' && *c <= '9')
+            c++;
+        if (*c || (de->d_type != DT_CHR && de->d_type != DT_UNKNOWN))
+            continue;
+        if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path)
+            continue;
+        /* add_path checks the node itself: a block device is refused there. */
+        rc = add_path(ruleset_fd, path, rule->label, 0, rule->file_rights, 0, 1, warning,
+                      warning_size, err);
+    }
+    closedir(d);
+    return rc;
 }
 
 int sbx_landlock_prepare(const sbx_resolved *r, int *ruleset_fd, uint32_t *restrict_flags,
@@ -182,11 +249,16 @@ int sbx_landlock_prepare(const sbx_resolved *r, int *ruleset_fd, uint32_t *restr
     }
     for (i = 0; rc == SANDBOX_OK && i < plan.n_rules; i++) {
         const struct sbx_landlock_rule *rule = &plan.rules[i];
-        rc = add_path(fd, rule->path, rule->label, rule->dir_rights, rule->file_rights,
-                      rule->mandatory, warning, warning_size, err);
+        size_t len = strlen(rule->path);
+        if (rule->device && len > 0 && rule->path[len - 1] == '*')
+            rc = add_glob(fd, rule, warning, warning_size, err);
+        else
+            rc = add_path(fd, rule->path, rule->label, rule->dir_rights, rule->file_rights,
+                          rule->mandatory, rule->device, warning, warning_size, err);
     }
     if (rc == SANDBOX_OK && plan.terminal)
-        rc = add_terminals(fd, sbx_landlock_terminal_rights(plan.abi) & plan.handled.fs, warning,
+        rc = add_terminals(fd, plan.terminal,
+                           sbx_landlock_terminal_rights(plan.abi) & plan.handled.fs, warning,
                            warning_size, err);
     sbx_landlock_plan_free(&plan);
     if (rc != SANDBOX_OK) {

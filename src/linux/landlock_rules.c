@@ -22,6 +22,44 @@ static const char *const ro_devices[][2] = {
     {"/dev/full", "full device"},
 };
 
+/* Confined mode: what replaces the /dev root. Only what commands open for
+ * writing; never a block device (root owns them, so writing one would
+ * rewrite the disk beneath every rule), never /dev/net/tun, /dev/fuse,
+ * /dev/kmsg or /dev/mem. Missing entries are skipped silently. Each entry
+ * costs one O_PATH open (and one add_rule when present) per launch. */
+enum { DEV_FILE, DEV_DIR_OF_DEVICES, DEV_TMPFS };
+static const struct {
+    const char *path, *label;
+    int kind;
+    const char *gate;
+} dev_entries[] = {
+    {"/dev/null", "null device", DEV_FILE, NULL},
+    {"/dev/zero", "zero device", DEV_FILE, NULL},
+    {"/dev/full", "full device", DEV_FILE, NULL},
+    {"/dev/random", "random device: writes only mix in", DEV_FILE, NULL},
+    {"/dev/urandom", "urandom device: writes only mix in", DEV_FILE, NULL},
+    {"/dev/tty", "controlling terminal", DEV_FILE, NULL},
+    {"/dev/ptmx", "pseudo-terminal multiplexer", DEV_FILE, NULL},
+    {"/dev/pts", "pseudo-terminals", DEV_DIR_OF_DEVICES, NULL},
+    {"/dev/shm", "POSIX shared memory", DEV_TMPFS, NULL},
+    {"/dev/mqueue", "POSIX message queues", DEV_TMPFS, NULL},
+    /* Compute: virtual machines and GPUs are opened read-write to be used. */
+    {"/dev/kvm", "KVM", DEV_FILE, NULL},
+    {"/dev/dri", "GPU render and display nodes", DEV_DIR_OF_DEVICES, NULL},
+    {"/dev/nvidiactl", "NVIDIA control", DEV_FILE, NULL},
+    {"/dev/nvidia-uvm", "NVIDIA unified memory", DEV_FILE, NULL},
+    {"/dev/nvidia-uvm-tools", "NVIDIA unified memory tools", DEV_FILE, NULL},
+    {"/dev/nvidia-modeset", "NVIDIA modeset", DEV_FILE, NULL},
+    /* Read only when the control device exists: no directory scan otherwise. */
+    {"/dev/nvidia*", "NVIDIA GPUs nvidia0, nvidia1...", DEV_FILE, "/dev/nvidiactl"},
+};
+
+#define N_DEV_ENTRIES (sizeof dev_entries / sizeof dev_entries[0])
+
+/* Device nodes are never made beneath a rule: mknod of a block device in the
+ * project would otherwise be a way back to the disk. */
+#define LL_NO_DEVICE_NODES (~(SBX_LL_FS_MAKE_CHAR | SBX_LL_FS_MAKE_BLOCK))
+
 static int clamp_abi(int abi)
 {
     return abi < 0 ? 0 : abi > SBX_LL_ABI_MAX ? SBX_LL_ABI_MAX : abi;
@@ -94,8 +132,9 @@ void sbx_landlock_plan_free(struct sbx_landlock_plan *plan)
     plan->n_rules = 0;
 }
 
-static void add_rule(struct sbx_landlock_plan *p, const char *path, const char *label,
-                     uint64_t dir_rights, uint64_t file_rights, int mandatory)
+static struct sbx_landlock_rule *add_rule(struct sbx_landlock_plan *p, const char *path,
+                                          const char *label, uint64_t dir_rights,
+                                          uint64_t file_rights, int mandatory)
 {
     struct sbx_landlock_rule *rule = &p->rules[p->n_rules++];
     rule->path = path;
@@ -103,6 +142,35 @@ static void add_rule(struct sbx_landlock_plan *p, const char *path, const char *
     rule->dir_rights = dir_rights;
     rule->file_rights = file_rights;
     rule->mandatory = mandatory;
+    rule->device = 0;
+    rule->gate = NULL;
+    return rule;
+}
+
+/* The /dev root of confined mode, narrowed to dev_entries. */
+static void add_dev_rules(struct sbx_landlock_plan *p, uint64_t fs)
+{
+    size_t i;
+    for (i = 0; i < N_DEV_ENTRIES; i++) {
+        struct sbx_landlock_rule *rule;
+        uint64_t dir = 0, file = 0;
+        switch (dev_entries[i].kind) {
+        case DEV_FILE: /* a directory here would widen the grant: skipped instead */
+            file = fs & SBX_LL_FS_WRITE_FILE;
+            break;
+        case DEV_DIR_OF_DEVICES: /* open the nodes inside; create or remove nothing */
+            dir = fs & SBX_LL_FS_WRITE_FILE;
+            break;
+        default: /* tmpfs scratch: shm_open and sem_open create, link and unlink */
+            dir = fs & LL_NO_DEVICE_NODES;
+            break;
+        }
+        rule = add_rule(p, dev_entries[i].path, dev_entries[i].label, dir, file, 0);
+        rule->device = 1;
+        rule->gate = dev_entries[i].gate;
+    }
+    /* A terminal outside /dev/pts (a console, a serial line) stays usable. */
+    p->terminal = SBX_LL_TERMINAL_IF_NAMED;
 }
 
 int sbx_landlock_plan_build(const sbx_resolved *r, int abi, const char *why,
@@ -138,23 +206,28 @@ int sbx_landlock_plan_build(const sbx_resolved *r, int abi, const char *why,
     if (fs == 0)
         return SANDBOX_OK; /* network only: a ruleset with no path rules */
 
-    cap = r->n_roots + 4;
+    cap = r->n_roots + 4 + N_DEV_ENTRIES;
     p->rules = calloc(cap, sizeof *p->rules);
     if (!p->rules)
         return sbx_fail(err, SANDBOX_E_NOMEM, 0, "out of memory while planning Landlock rules");
     if (r->filesystem == SANDBOX_FS_CONFINED) {
         /* The roots are already deduplicated; a root that is a file only
          * gets the rights that mean something on a file. */
-        for (i = 0; i < r->n_roots; i++)
-            add_rule(p, r->roots[i].path, sbx_root_kind_name(r->roots[i].kind), fs,
-                     fs & SBX_LL_FS_FILE_RIGHTS, 0);
+        for (i = 0; i < r->n_roots; i++) {
+            /* /dev wholesale would include the disks: see dev_entries. */
+            if (r->roots[i].kind == SBX_ROOT_DEV)
+                add_dev_rules(p, fs);
+            else
+                add_rule(p, r->roots[i].path, sbx_root_kind_name(r->roots[i].kind),
+                         fs & LL_NO_DEVICE_NODES, fs & SBX_LL_FS_FILE_RIGHTS, 0);
+        }
     } else if (r->filesystem == SANDBOX_FS_READ_ONLY) {
         uint64_t dev = (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE | SBX_LL_FS_IOCTL_DEV) & fs;
         /* dir_rights 0: a directory at these paths would widen the grant
          * to everything beneath it, so it is an error instead. */
         for (i = 0; i < sizeof ro_devices / sizeof ro_devices[0]; i++)
             add_rule(p, ro_devices[i][0], ro_devices[i][1], 0, dev, 1);
-        p->terminal = 1;
+        p->terminal = SBX_LL_TERMINAL_REQUIRED;
     } else {
         add_rule(p, "/", "whole tree (creates the domain, denies nothing)", SBX_LL_FS_MAKE_BLOCK,
                  0, 1);
@@ -223,11 +296,19 @@ static void explain_json(const struct sbx_landlock_plan *p, const char *abi_note
         sbx_landlock_rights_names(0, rule->dir_rights, 1, out);
         sbx_buf_add(out, ",\"if_file\":");
         sbx_landlock_rights_names(0, rule->file_rights, 1, out);
-        sbx_buf_printf(out, ",\"mandatory\":%s}", rule->mandatory ? "true" : "false");
+        sbx_buf_printf(out, ",\"mandatory\":%s", rule->mandatory ? "true" : "false");
+        if (rule->device)
+            sbx_buf_add(out, ",\"device\":true");
+        if (rule->gate) {
+            sbx_buf_add(out, ",\"only_if\":");
+            sbx_buf_json_str(out, rule->gate);
+        }
+        sbx_buf_add(out, "}");
     }
     sbx_buf_add(out, "]");
     if (p->terminal) {
-        sbx_buf_add(out, ",\"terminal\":");
+        sbx_buf_add(out, p->terminal == SBX_LL_TERMINAL_REQUIRED ? ",\"terminal\":"
+                                                                  : ",\"terminal_outside_pts\":");
         sbx_landlock_rights_names(0, sbx_landlock_terminal_rights(p->abi) & p->handled.fs, 1,
                                   out);
     }
@@ -261,8 +342,10 @@ static void explain_text(const struct sbx_landlock_plan *p, const char *abi_note
     }
     for (i = 0; i < p->n_rules; i++) {
         const struct sbx_landlock_rule *rule = &p->rules[i];
-        sbx_buf_printf(out, "    allow beneath %s (%s%s): ", rule->path, rule->label,
-                       rule->mandatory ? "" : ", skipped if missing");
+        sbx_buf_printf(out, "    allow %s %s (%s%s%s%s): ",
+                       rule->dir_rights ? "beneath" : "device", rule->path, rule->label,
+                       rule->mandatory ? "" : ", skipped if missing",
+                       rule->gate ? ", only if " : "", rule->gate ? rule->gate : "");
         if (rule->dir_rights) {
             sbx_landlock_rights_names(0, rule->dir_rights, 0, out);
             if (rule->file_rights && rule->file_rights != rule->dir_rights) {
@@ -275,7 +358,9 @@ static void explain_text(const struct sbx_landlock_plan *p, const char *abi_note
         sbx_buf_add(out, "\n");
     }
     if (p->terminal) {
-        sbx_buf_add(out, "    allow the terminal on fds 0-2 and /dev/tty, when attached: ");
+        sbx_buf_add(out, p->terminal == SBX_LL_TERMINAL_REQUIRED
+                             ? "    allow the terminal on fds 0-2 and /dev/tty, when attached: "
+                             : "    allow the terminal on fds 0-2, when outside /dev/pts: ");
         sbx_landlock_rights_names(0, sbx_landlock_terminal_rights(p->abi) & p->handled.fs, 0,
                                   out);
         sbx_buf_add(out, "\n");

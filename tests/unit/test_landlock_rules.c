@@ -122,8 +122,7 @@ static void test_unrestricted_allowed_policy_uses_no_landlock(void **state)
 
 static void test_confined_rules_cover_every_root_with_file_rights_for_files(void **state)
 {
-    static const char *const roots[] = {"/p/proj", "/p/extra", "/p/proj/sub", "/p/tmp", "/tmp",
-                                        "/dev"};
+    static const char *const roots[] = {"/p/proj", "/p/extra", "/p/proj/sub", "/p/tmp", "/tmp"};
     sbx_resolved r;
     struct sbx_landlock_plan p;
     sandbox_error err;
@@ -135,19 +134,115 @@ static void test_confined_rules_cover_every_root_with_file_rights_for_files(void
     for (abi = 1; abi <= 7; abi++) {
         assert_int_equal(sbx_landlock_plan_build(&r, abi, "", &p, warning, sizeof warning, &err),
                          SANDBOX_OK);
-        assert_int_equal(p.n_rules, 6);
-        assert_int_equal(p.terminal, 0);
-        for (i = 0; i < p.n_rules; i++) {
+        assert_true(p.n_rules > 5);
+        for (i = 0; i < 5; i++) {
             assert_string_equal(p.rules[i].path, roots[i]);
-            assert_true(p.rules[i].dir_rights == p.handled.fs);
+            /* Everything handled except making device nodes. */
+            assert_true(p.rules[i].dir_rights ==
+                        (p.handled.fs & ~(SBX_LL_FS_MAKE_CHAR | SBX_LL_FS_MAKE_BLOCK)));
             /* A file root: only what a file can have, i.e. write_file. */
             assert_true(p.rules[i].file_rights == SBX_LL_FS_WRITE_FILE);
             assert_int_equal(p.rules[i].mandatory, 0); /* missing root: skipped, warned */
+            assert_int_equal(p.rules[i].device, 0);
         }
+        /* /dev itself is never a rule: the device list replaces it. */
+        for (i = 0; i < p.n_rules; i++)
+            assert_string_not_equal(p.rules[i].path, "/dev");
         sbx_landlock_plan_free(&p);
     }
     assert_string_equal(warning, "");
     sbx_resolved_free(&r);
+}
+
+/* The rule for `path` in the plan, or NULL. */
+static const struct sbx_landlock_rule *rule_for(const struct sbx_landlock_plan *p, const char *path)
+{
+    size_t i;
+    for (i = 0; i < p->n_rules; i++)
+        if (strcmp(p->rules[i].path, path) == 0)
+            return &p->rules[i];
+    return NULL;
+}
+
+static void test_confined_dev_is_narrowed_to_the_device_list(void **state)
+{
+    static const char *const files[] = {
+        "/dev/null",      "/dev/zero",       "/dev/full",           "/dev/random",
+        "/dev/urandom",   "/dev/tty",        "/dev/ptmx",           "/dev/kvm",
+        "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset",
+        "/dev/nvidia*"};
+    static const char *const device_dirs[] = {"/dev/pts", "/dev/dri"};
+    static const char *const scratch[] = {"/dev/shm", "/dev/mqueue"};
+    /* What the list exists to leave out: disks, tun, fuse, kernel log, memory. */
+    static const char *const never[] = {"/dev/sda",  "/dev/vda",  "/dev/loop0", "/dev/net",
+                                        "/dev/net/tun", "/dev/fuse", "/dev/kmsg", "/dev/mem",
+                                        "/dev/loop-control", "/dev/snd"};
+    const uint64_t nodes = SBX_LL_FS_MAKE_CHAR | SBX_LL_FS_MAKE_BLOCK;
+    const struct sbx_landlock_rule *rule;
+    sbx_resolved r;
+    struct sbx_landlock_plan p;
+    sandbox_error err;
+    char warning[256] = "";
+    size_t i, n_dev = 0;
+    (void)state;
+    resolve(SANDBOX_FS_CONFINED, SANDBOX_NETWORK_DENY, &r);
+    assert_int_equal(sbx_landlock_plan_build(&r, 7, "", &p, warning, sizeof warning, &err),
+                     SANDBOX_OK);
+    for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+        rule = rule_for(&p, files[i]);
+        assert_non_null(rule);
+        assert_true(rule->dir_rights == 0); /* a directory there is skipped, not granted */
+        assert_true(rule->file_rights == SBX_LL_FS_WRITE_FILE);
+        assert_int_equal(rule->device, 1);
+        assert_int_equal(rule->mandatory, 0);
+    }
+    assert_string_equal(rule_for(&p, "/dev/nvidia*")->gate, "/dev/nvidiactl");
+    assert_null(rule_for(&p, "/dev/null")->gate);
+    for (i = 0; i < sizeof device_dirs / sizeof device_dirs[0]; i++) {
+        rule = rule_for(&p, device_dirs[i]);
+        assert_non_null(rule);
+        assert_true(rule->dir_rights == SBX_LL_FS_WRITE_FILE); /* open nodes, make nothing */
+        assert_true(rule->file_rights == 0);
+        assert_int_equal(rule->device, 1);
+    }
+    for (i = 0; i < sizeof scratch / sizeof scratch[0]; i++) {
+        rule = rule_for(&p, scratch[i]);
+        assert_non_null(rule);
+        assert_true(rule->dir_rights == (p.handled.fs & ~nodes));
+        assert_true(rule->file_rights == 0);
+    }
+    for (i = 0; i < sizeof never / sizeof never[0]; i++)
+        assert_null(rule_for(&p, never[i]));
+    for (i = 0; i < p.n_rules; i++) {
+        assert_false((p.rules[i].dir_rights | p.rules[i].file_rights) & nodes);
+        n_dev += p.rules[i].device;
+    }
+    assert_int_equal(n_dev, sizeof files / sizeof files[0] + 4);
+    assert_int_equal(p.terminal, SBX_LL_TERMINAL_IF_NAMED);
+    sbx_landlock_plan_free(&p);
+    sbx_resolved_free(&r);
+
+    /* Network-deny alone has no /dev root, so no device list either. */
+    resolve(SANDBOX_FS_UNRESTRICTED, SANDBOX_NETWORK_DENY, &r);
+    assert_int_equal(sbx_landlock_plan_build(&r, 3, "", &p, warning, sizeof warning, &err),
+                     SANDBOX_OK);
+    assert_int_equal(p.n_rules, 1);
+    assert_string_equal(p.rules[0].path, "/");
+    assert_int_equal(p.terminal, SBX_LL_TERMINAL_NONE);
+    sbx_landlock_plan_free(&p);
+    sbx_resolved_free(&r);
+
+    /* Read-only keeps its own three devices, all mandatory, terminal required. */
+    resolve(SANDBOX_FS_READ_ONLY, SANDBOX_NETWORK_DENY, &r);
+    assert_int_equal(sbx_landlock_plan_build(&r, 7, "", &p, warning, sizeof warning, &err),
+                     SANDBOX_OK);
+    assert_int_equal(p.n_rules, 3);
+    for (i = 0; i < p.n_rules; i++)
+        assert_int_equal(p.rules[i].mandatory, 1);
+    assert_int_equal(p.terminal, SBX_LL_TERMINAL_REQUIRED);
+    sbx_landlock_plan_free(&p);
+    sbx_resolved_free(&r);
+    assert_string_equal(warning, "");
 }
 
 static void test_read_only_is_refused_below_abi_6_naming_the_abi(void **state)
@@ -254,6 +349,9 @@ static void test_explain_names_rights_and_rules_in_text_and_json(void **state)
     assert_null(strstr(s, "truncate"));
     assert_null(strstr(s, "bind_tcp")); /* no TCP rules before ABI 4 */
     assert_non_null(strstr(s, "allow beneath /p/extra (added"));
+    assert_non_null(strstr(s, "allow device /dev/null (null device"));
+    assert_non_null(strstr(s, "allow beneath /dev/pts (pseudo-terminals"));
+    assert_null(strstr(s, "allow beneath /dev ("));
     sandbox_free(s);
 
     sbx_buf_init(&b);
@@ -262,7 +360,10 @@ static void test_explain_names_rights_and_rules_in_text_and_json(void **state)
     assert_non_null(s);
     assert_non_null(strstr(s, "{\"abi\":7,\"abi_source\":\"this kernel\""));
     assert_non_null(strstr(s, "\"handled_net\":[\"bind_tcp\",\"connect_tcp\"]"));
-    assert_non_null(strstr(s, "{\"path\":\"/dev\",\"what\":\"dev\""));
+    assert_null(strstr(s, "{\"path\":\"/dev\","));
+    assert_non_null(strstr(s, "{\"path\":\"/dev/null\",\"what\":\"null device\""));
+    assert_non_null(strstr(s, "\"device\":true,\"only_if\":\"/dev/nvidiactl\""));
+    assert_non_null(strstr(s, "\"terminal_outside_pts\":[\"write_file\"]"));
     assert_non_null(strstr(s, "\"if_file\":[\"write_file\"]"));
     sandbox_free(s);
 
@@ -301,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_network_deny_alone_still_creates_a_domain_on_every_abi),
         cmocka_unit_test(test_unrestricted_allowed_policy_uses_no_landlock),
         cmocka_unit_test(test_confined_rules_cover_every_root_with_file_rights_for_files),
+        cmocka_unit_test(test_confined_dev_is_narrowed_to_the_device_list),
         cmocka_unit_test(test_read_only_is_refused_below_abi_6_naming_the_abi),
         cmocka_unit_test(test_read_only_handles_every_write_right_tcp_and_both_scopes),
         cmocka_unit_test(test_terminal_rights_grow_with_the_abi),
