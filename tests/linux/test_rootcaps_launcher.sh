@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Root in --confine-fs, --no-network and --sandbox: no raw disk, no tun, no
+# netlink reconfiguration, no kernel-administration capability, while the
+# everyday devices, the terminal and git/make in the project keep working.
+# Each refusal is also shown succeeding unconfined. As nobody: the same
+# everyday work, and the capability drop is a harmless no-op.
+. "$SBX_TESTLIB"
+
+if ! "$L" --sandbox -- true >"$_out" 2>"$_err"; then
+  echo "skip: the launcher cannot apply --sandbox here: $(cat "$_err")"
+  rm -rf "$_scratch"; exit 77
+fi
+
+base=$(mktemp -d /var/tmp/sbx-rootcaps.XXXXXX)   # outside every root, unlike /tmp
+chmod 755 "$base"
+proj=$base/proj
+mkdir "$proj"
+loopdev=
+cleanup() {
+  [ -n "$loopdev" ] && losetup -d "$loopdev" 2>/dev/null
+  ip link del sbxdummy0 2>/dev/null
+  ip addr del 192.0.2.123/32 dev lo 2>/dev/null
+  rm -rf "$base"
+}
+trap cleanup EXIT
+export HOME=$base GIT_CONFIG_NOSYSTEM=1
+root=0; [ "$(id -u)" = 0 ] && root=1
+
+py_open_w="import os,sys; os.close(os.open(sys.argv[1], os.O_WRONLY))"
+py_open_rw="import os,sys; os.close(os.open(sys.argv[1], os.O_RDWR))"
+# TUNSETIFF (0x400454ca) with IFF_TUN|IFF_NO_PI; the interface goes with the fd.
+py_tun="import os,fcntl,struct; fd=os.open('/dev/net/tun', os.O_RDWR); \
+fcntl.ioctl(fd, 0x400454ca, struct.pack('16sH', b'sbxtun0', 0x1001))"
+
+# ---- everyday work, as root and as nobody ----
+for mode in --confine-fs --sandbox; do
+  S=("$L" "$mode" --project "$proj" --workdir "$proj")
+  expect_status 0 "$mode: /dev/null, /dev/zero, /dev/full, /dev/urandom are writable" \
+    "${S[@]}" -- sh -c ': > /dev/null; echo x >> /dev/zero; echo x > /dev/urandom; if echo x 2>/dev/null >/dev/full; then exit 1; fi'
+  expect_status 0 "$mode: /dev/shm takes a file" \
+    "${S[@]}" -- sh -c "echo x > /dev/shm/sbx-rc-\$\$ && rm /dev/shm/sbx-rc-\$\$"
+  expect_status 0 "$mode: POSIX shared memory and semaphores work" \
+    "${S[@]}" -- /usr/bin/python3 -c "
+from multiprocessing import shared_memory, Lock
+m = shared_memory.SharedMemory(create=True, size=16); m.close(); m.unlink(); Lock()"
+  expect_status 0 "$mode: > /dev/stdout reaches a pipe" \
+    sh -c "$(printf '%q ' "${S[@]}") -- sh -c 'echo via-stdout > /dev/stdout' | grep -q via-stdout"
+  expect_status 0 "$mode: > /dev/stdout reaches a file in the project" \
+    sh -c "$(printf '%q ' "${S[@]}") -- sh -c 'echo into-file > /dev/stdout' > '$proj/stdout.txt' && grep -q into-file '$proj/stdout.txt'"
+  if command -v script >/dev/null; then
+    expect_status 0 "$mode: the pty, /dev/tty and a new pty from /dev/ptmx work" \
+      script -qec "$(printf '%q ' "${S[@]}") -- sh -c 'echo pty-ok > /dev/tty && echo x > \$(tty) && python3 -c \"import pty,os; m,s=pty.openpty(); os.write(s,b\\\"x\\\")\"'" /dev/null
+    expect_output_has "pty-ok" "$mode: the terminal received the output"
+  else
+    skip "$mode: script(1) is missing, no pty to test with"
+  fi
+  expect_status 2 "$mode: writing a /dev node outside the list is refused (sh: cannot create)" \
+    "${S[@]}" -- sh -c 'echo x > /dev/loop-control'
+done
+
+# git and a make-like build in the project, under the full sandbox.
+S=("$L" --sandbox --project "$proj" --workdir "$proj")
+expect_status 0 "--sandbox: git init, add and commit in the project" \
+  "${S[@]}" -- sh -c "cd '$proj' && git init -q && echo a > f && git add f && git -c user.name=t -c user.email=t@example.invalid commit -qm first && git log --oneline | grep -q first"
+if command -v make >/dev/null; then
+  printf 'out/a.txt: f\n\tmkdir -p out && cp f out/a.txt && chmod 640 out/a.txt\n' >"$proj/Makefile"
+  expect_status 0 "--sandbox: make builds into the project" \
+    "${S[@]}" -- sh -c "cd '$proj' && make -s && test -f out/a.txt"
+fi
+
+# ---- capabilities ----
+keep=0x200044fb   # chown dac_override fowner fsetid kill setgid setuid net_bind_service ipc_lock audit_write
+for mode in --confine-fs --no-network --sandbox; do
+  expect_status 0 "$mode: /proc/self/status is readable" "$L" "$mode" -- cat /proc/self/status
+  eff=$((0x$(awk '/^CapEff:/ {print $2}' "$_out")))
+  bnd=$((0x$(awk '/^CapBnd:/ {print $2}' "$_out")))
+  prm=$((0x$(awk '/^CapPrm:/ {print $2}' "$_out")))
+  if [ $((eff & ~keep)) = 0 ] && [ $((prm & ~keep)) = 0 ]; then
+    pass "$mode: CapEff/CapPrm hold nothing outside the kept set ($(printf %x $eff))"
+  else fail "$mode: CapEff $(printf %x $eff) CapPrm $(printf %x $prm)"; fi
+  if [ "$root" = 1 ]; then
+    [ $((bnd & ~keep)) = 0 ] && pass "$mode: CapBnd holds nothing outside the kept set" \
+      || fail "$mode: CapBnd $(printf %x $bnd)"
+    [ $((eff & keep)) = $((keep & $(awk '/^CapEff:/ {print "0x"$2}' /proc/self/status))) ] \
+      && pass "$mode: root keeps chown, dac_override, fowner, setuid... ($(printf %x $eff))" \
+      || fail "$mode: kept capabilities went missing: $(printf %x $eff)"
+  fi
+done
+if [ "$root" = 1 ]; then
+  expect_status 0 "unconfined root has sys_admin and net_admin (the proof it can fail)" cat /proc/self/status
+  eff=$((0x$(awk '/^CapEff:/ {print $2}' "$_out")))
+  [ $((eff & (1 << 21))) != 0 ] && [ $((eff & (1 << 12))) != 0 ] && pass "unconfined CapEff $(printf %x $eff)" \
+    || fail "unconfined root lacks sys_admin/net_admin: $(printf %x $eff)"
+  # A file capability on a binary in the project gives nothing back: the
+  # kernel refuses to exec a capability-aware (+e) binary it cannot fully grant.
+  if command -v setcap >/dev/null && cp /bin/cat "$proj/capcat" && setcap cap_net_admin,cap_sys_admin+ep "$proj/capcat" 2>/dev/null; then
+    expect_status 0 "unconfined root runs a cap_sys_admin+ep binary" "$proj/capcat" /proc/self/status
+    expect_status 126 "--sandbox: the same binary is not run" "${S[@]}" -- "$proj/capcat" /proc/self/status
+    expect_output_has "Operation not permitted" "--sandbox: exec answers EPERM"
+  else
+    skip "setcap unavailable or refused here"
+  fi
+  got=0; "${S[@]}" -- setpriv --inh-caps=+net_admin --ambient-caps=+net_admin true >"$_out" 2>"$_err" || got=$?
+  [ "$got" != 0 ] && grep -q "Operation not permitted" "$_err" \
+    && pass "--sandbox: setpriv cannot raise net_admin into the ambient set (exit $got, EPERM)" \
+    || fail "--sandbox: setpriv raised net_admin (exit $got)"
+  expect_status 0 "unconfined setpriv can (the proof it can fail)" \
+    setpriv --inh-caps=+net_admin --ambient-caps=+net_admin true
+fi
+
+# ---- root only: the disk, tun and netlink ----
+if [ "$root" = 0 ]; then
+  skip "loop device, tun and netlink refusals need root (the root run proves them)"
+  finish
+fi
+
+img=$base/disk.img
+truncate -s 1M "$img"
+if loopdev=$(losetup -f --show "$img" 2>"$_err"); then
+  for mode in --confine-fs --sandbox; do
+    expect_status 1 "$mode: root cannot open $loopdev for writing" \
+      "$L" "$mode" --project "$proj" -- /usr/bin/python3 -c "$py_open_w" "$loopdev"
+  done
+  expect_status 0 "unconfined root opens $loopdev for writing" /usr/bin/python3 -c "$py_open_w" "$loopdev"
+  losetup -d "$loopdev"; loopdev=
+else
+  skip "no loop device here: $(cat "$_err")"
+fi
+
+if [ -c /dev/net/tun ]; then
+  expect_status 1 "--confine-fs: root cannot open /dev/net/tun O_RDWR" \
+    "$L" --confine-fs -- /usr/bin/python3 -c "$py_open_rw" /dev/net/tun
+  expect_output_has "Permission denied" "--confine-fs: refused by Landlock (EACCES)"
+  expect_status 1 "--no-network: TUNSETIFF is refused" "$L" --no-network -- /usr/bin/python3 -c "$py_tun"
+  expect_output_has "Operation not permitted" "--no-network: with EPERM (no cap_net_admin)"
+  expect_status 0 "unconfined root opens /dev/net/tun and TUNSETIFF works" /usr/bin/python3 -c "$py_tun"
+else
+  skip "/dev/net/tun is absent on this machine"
+fi
+
+if ip link add sbxdummy0 type dummy 2>"$_err"; then
+  ip link del sbxdummy0
+  pass "unconfined root can add a dummy link"
+  expect_status 2 "--no-network: ip link add sbxdummy0 type dummy is refused" \
+    "$L" --no-network -- ip link add sbxdummy0 type dummy
+  expect_output_has "Operation not permitted" "--no-network: with EPERM"
+  ip link show sbxdummy0 >/dev/null 2>&1 && fail "sbxdummy0 exists" || pass "no sbxdummy0 was left"
+else
+  skip "no dummy link driver here: $(head -1 "$_err")"
+fi
+# Always available: an address on lo is a netlink change that needs cap_net_admin.
+expect_status 2 "--no-network: ip addr add on lo is refused" \
+  "$L" --no-network -- ip addr add 192.0.2.123/32 dev lo
+expect_output_has "Operation not permitted" "--no-network: with EPERM"
+expect_status 0 "unconfined root adds the address" ip addr add 192.0.2.123/32 dev lo
+expect_status 0 "and removes it" ip addr del 192.0.2.123/32 dev lo
+finish
