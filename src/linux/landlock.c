@@ -165,8 +165,7 @@ static int add_terminals(int ruleset_fd, int mode, uint64_t rights, char *warnin
 }
 
 /* A rule whose path ends in '*': every character device in that directory
- * named the prefix and then digits only ("/dev/nvidia*": nvidia0, nvidia1),
- * and only when its gate exists, so most machines pay one failed open. */
+ * named the prefix and then digits only ("/dev/nvidia*": nvidia0, nvidia1). */
 static int add_glob(int ruleset_fd, const struct sbx_landlock_rule *rule, char *warning,
                     size_t warning_size, sandbox_error *err)
 {
@@ -175,14 +174,8 @@ static int add_glob(int ruleset_fd, const struct sbx_landlock_rule *rule, char *
     size_t plen;
     struct dirent *de;
     DIR *d;
-    int gfd, rc = SANDBOX_OK;
+    int rc = SANDBOX_OK;
 
-    if (rule->gate) {
-        gfd = open(rule->gate, O_PATH | O_CLOEXEC);
-        if (gfd < 0)
-            return SANDBOX_OK;
-        close(gfd);
-    }
     if (!slash || (size_t)(slash - rule->path) >= sizeof dir)
         return SANDBOX_OK;
     memcpy(dir, rule->path, (size_t)(slash - rule->path));
@@ -215,9 +208,9 @@ int sbx_landlock_prepare(const sbx_resolved *r, int *ruleset_fd, uint32_t *restr
 {
     struct sbx_landlock_plan plan;
     struct sbx_ll_ruleset_attr attr;
-    const char *why = "";
+    const char *why = "", *gate = NULL;
     size_t i;
-    int abi, fd, rc, e;
+    int abi, fd, rc, e, gate_open = 0;
 
     *ruleset_fd = -1;
     *restrict_flags = 0;
@@ -250,6 +243,16 @@ int sbx_landlock_prepare(const sbx_resolved *r, int *ruleset_fd, uint32_t *restr
     for (i = 0; rc == SANDBOX_OK && i < plan.n_rules; i++) {
         const struct sbx_landlock_rule *rule = &plan.rules[i];
         size_t len = strlen(rule->path);
+        if (rule->gate && rule->gate != gate) {
+            /* Consecutive rules share a gate: one open decides for all. */
+            int gfd = open(rule->gate, O_PATH | O_CLOEXEC);
+            gate = rule->gate;
+            gate_open = gfd >= 0;
+            if (gfd >= 0)
+                close(gfd);
+        }
+        if (rule->gate && !gate_open)
+            continue;
         if (rule->device && len > 0 && rule->path[len - 1] == '*')
             rc = add_glob(fd, rule, warning, warning_size, err);
         else

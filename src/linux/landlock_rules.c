@@ -46,11 +46,12 @@ static const struct {
     /* Compute: virtual machines and GPUs are opened read-write to be used. */
     {"/dev/kvm", "KVM", DEV_FILE, NULL},
     {"/dev/dri", "GPU render and display nodes", DEV_DIR_OF_DEVICES, NULL},
-    {"/dev/nvidiactl", "NVIDIA control", DEV_FILE, NULL},
-    {"/dev/nvidia-uvm", "NVIDIA unified memory", DEV_FILE, NULL},
-    {"/dev/nvidia-uvm-tools", "NVIDIA unified memory tools", DEV_FILE, NULL},
-    {"/dev/nvidia-modeset", "NVIDIA modeset", DEV_FILE, NULL},
-    /* Read only when the control device exists: no directory scan otherwise. */
+    /* Gated on the control device: a machine without the driver pays one
+     * failed open for all five, and never the directory scan of the last. */
+    {"/dev/nvidiactl", "NVIDIA control", DEV_FILE, "/dev/nvidiactl"},
+    {"/dev/nvidia-uvm", "NVIDIA unified memory", DEV_FILE, "/dev/nvidiactl"},
+    {"/dev/nvidia-uvm-tools", "NVIDIA unified memory tools", DEV_FILE, "/dev/nvidiactl"},
+    {"/dev/nvidia-modeset", "NVIDIA modeset", DEV_FILE, "/dev/nvidiactl"},
     {"/dev/nvidia*", "NVIDIA GPUs nvidia0, nvidia1...", DEV_FILE, "/dev/nvidiactl"},
 };
 

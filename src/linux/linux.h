@@ -93,7 +93,7 @@ struct sbx_landlock_rule {
     uint64_t file_rights; /* granted when it is not a directory */
     int mandatory;        /* 1: missing or unusable is an error; 0: skipped with a warning */
     int device;           /* 1: a /dev entry: skipped silently when missing, never a block device */
-    const char *gate;     /* path ending in '*': expanded only when this exists (NULL: always) */
+    const char *gate;     /* added (a '*' path: expanded) only when this exists; NULL: always */
 };
 
 /* When the terminal on fds 0-2 gets a rule of its own. */

@@ -127,6 +127,27 @@ else
   skip "no loop device here: $(cat "$_err")"
 fi
 
+# The device list on a fake /dev in a private mount namespace: NVIDIA nodes
+# are found by name, and a block device where a listed device should be is
+# never granted (the loop device's numbers reused under friendly names).
+fake="mount -t tmpfs -o mode=755 sbxdev /dev && mknod -m 666 /dev/null c 1 3 &&
+  mknod -m 666 /dev/nvidiactl c 1 3 && mknod -m 666 /dev/nvidia0 c 1 3 &&
+  mknod -m 666 /dev/nvidia12 c 1 5 && mknod -m 660 /dev/nvidia7 b 7 0 &&
+  mknod -m 660 /dev/kvm b 7 0 && mknod -m 666 /dev/nvidiafoo c 1 3 && exec \"\$@\""
+if unshare -m --propagation private sh -c "$fake" sh true 2>"$_err"; then
+  expect_status 0 "fake /dev: nvidia0, nvidia12 and nvidiactl are writable" \
+    unshare -m --propagation private sh -c "$fake" sh "$L" --confine-fs -- \
+    sh -c 'echo x > /dev/nvidia0 && echo x > /dev/nvidia12 && echo x > /dev/nvidiactl'
+  for node in nvidia7 kvm nvidiafoo; do
+    expect_status 2 "fake /dev: /dev/$node (block device or unlisted name) is refused" \
+      unshare -m --propagation private sh -c "$fake" sh "$L" --confine-fs -- sh -c "echo x > /dev/$node"
+  done
+  expect_status 0 "fake /dev: unconfined, the block-device /dev/kvm opens for writing" \
+    unshare -m --propagation private sh -c "$fake" sh /usr/bin/python3 -c "$py_open_w" /dev/kvm
+else
+  skip "no private mount namespace here: $(head -1 "$_err")"
+fi
+
 if [ -c /dev/net/tun ]; then
   expect_status 1 "--confine-fs: root cannot open /dev/net/tun O_RDWR" \
     "$L" --confine-fs -- /usr/bin/python3 -c "$py_open_rw" /dev/net/tun

@@ -196,7 +196,8 @@ static void test_confined_dev_is_narrowed_to_the_device_list(void **state)
         assert_int_equal(rule->device, 1);
         assert_int_equal(rule->mandatory, 0);
     }
-    assert_string_equal(rule_for(&p, "/dev/nvidia*")->gate, "/dev/nvidiactl");
+    for (i = 8; i < sizeof files / sizeof files[0]; i++) /* the NVIDIA group */
+        assert_string_equal(rule_for(&p, files[i])->gate, "/dev/nvidiactl");
     assert_null(rule_for(&p, "/dev/null")->gate);
     for (i = 0; i < sizeof device_dirs / sizeof device_dirs[0]; i++) {
         rule = rule_for(&p, device_dirs[i]);
