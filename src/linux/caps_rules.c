@@ -71,8 +71,9 @@ void sbx_caps_explain(const sbx_resolved *r, int json, sbx_buf *out)
         list(drop, 1, out);
         sbx_buf_add(out, ",\"keep\":");
         list(~drop, 1, out);
-        sbx_buf_printf(out, ",\"drop_unnamed_above\":%s,\"bounding_set\":true}",
-                       later ? "true" : "false");
+        sbx_buf_printf(out, ",\"drop_unnamed_above\":%s,\"bounding_set\":true,"
+                            "\"protected_paths_drop_all\":%s}",
+                       later ? "true" : "false", r->n_protect ? "true" : "false");
         return;
     }
     sbx_buf_add(out, "  capabilities (when run as root or with any capability; dropped from the "
@@ -83,4 +84,8 @@ void sbx_caps_explain(const sbx_resolved *r, int json, sbx_buf *out)
     sbx_buf_add(out, "\n    keep: ");
     list(~drop, 0, out);
     sbx_buf_add(out, "\n");
+    if (r->n_protect)
+        /* mask.c enters a user namespace and empties every set there. */
+        sbx_buf_add(out, "    with protected paths in force: none kept (the masks' private user "
+                         "namespace empties every set)\n");
 }
