@@ -191,7 +191,7 @@ void sbx_backend_self_test(sandbox_report *rep)
     snprintf(rep->network.detail, sizeof rep->network.detail, "%s", sdetail);
     /* Said here too: without it root could rebuild a network through a tun device. */
     sbx_warn(rep->network.detail, sizeof rep->network.detail,
-             "as root also drops kernel-administration capabilities (net_admin, sys_admin...; "
+             "a root command also loses kernel-administration capabilities (net_admin, sys_admin...; "
              "--explain lists them)");
 
     abi = sbx_landlock_abi(&why);
