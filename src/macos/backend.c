@@ -62,7 +62,14 @@ void sbx_backend_self_test(sandbox_report *report)
                "signals, /dev/null, /dev/zero and the terminal, opendirectoryd and cfprefsd only",
                missing);
     capability(&report->internet_only, 0, "", "not implemented for macOS yet");
-    capability(&report->protected_paths, 0, "", "not implemented for macOS yet");
+    /* Same door as everything else: the deny rules are part of the profile
+     * sandbox-exec installs, so they are available exactly when it exists. */
+    capability(&report->protected_paths, ok,
+               "deny rules last in the profile: names as case-insensitive "
+               "regexes over whole components, home paths by literal and canonical "
+               "spelling; not covered: "
+               SBX_MACOS_PROTECT_GAPS,
+               missing);
 }
 
 /* Resolve for macOS and build the plan, canonicalizing with realpath(3). */

@@ -45,7 +45,9 @@ static void explain_json(const sbx_resolved *r, const sbx_seatbelt_plan *p, sbx_
         sbx_buf_json_str(out, p->roots[i].canonical);
         sbx_buf_add(out, "}");
     }
-    sbx_buf_add(out, "],\"profile\":");
+    sbx_buf_add(out, "],\"protected_paths\":");
+    sbx_protect_explain(r, SBX_MACOS_PROTECT_MECHANISM, SBX_MACOS_PROTECT_GAPS, 1, out);
+    sbx_buf_add(out, ",\"profile\":");
     sbx_buf_json_str(out, p->profile);
     sbx_buf_add(out, ",\"params\":{");
     for (i = 0; i < p->n_params; i++) {
@@ -85,6 +87,7 @@ static void explain_text(const sbx_resolved *r, const sbx_seatbelt_plan *p, sbx_
         sbx_buf_json_str(out, p->roots[i].canonical);
         sbx_buf_add(out, "\n");
     }
+    sbx_protect_explain(r, SBX_MACOS_PROTECT_MECHANISM, SBX_MACOS_PROTECT_GAPS, 0, out);
     sbx_buf_add(out, "parameters (-D):\n");
     if (p->n_params == 0)
         sbx_buf_add(out, "  (none)\n");
@@ -111,7 +114,8 @@ int sbx_macos_explain(const sbx_resolved *r, const char *const argv[], int json,
 {
     sbx_seatbelt_plan plan;
     size_t i;
-    if (r->network == SANDBOX_NETWORK_ALLOW && r->filesystem == SANDBOX_FS_UNRESTRICTED) {
+    if (r->network == SANDBOX_NETWORK_ALLOW && r->filesystem == SANDBOX_FS_UNRESTRICTED &&
+        !r->protected_paths_blocked) {
         /* sandbox_enforce() runs an all-off policy's argv unchanged. */
         if (json) {
             sbx_buf_add(out, "{\"target\":\"macos\",\"mechanism\":\"none\",\"network\":\"allow\","

@@ -6,10 +6,10 @@
  *   1. base         (allow default), or the fixed deny-default read-only list
  *   2. network      what the network mode takes away (allow-default only)
  *   3. writes       deny file-write*, then allow it beneath every root
- *   4. protected    denials that must beat the allowances above (spec 003);
- *                   empty for now, later issues add them here
+ *   4. deny-exec    tools that are never run (spec 004)
+ *   5. protected    denials that must beat every allowance above (spec 003)
  * A new network mode is one more case in render_network(); protected paths
- * are rules appended in render_protected(), after everything they override. */
+ * are the rules of render_protected(), after everything they override. */
 #define _XOPEN_SOURCE 700 /* POSIX.1-2008 with XSI: realpath(path, NULL) */
 #if defined(__APPLE__)
 #  define _DARWIN_C_SOURCE
@@ -36,6 +36,76 @@ int sbx_sbpl_string(sbx_buf *b, const char *s)
         sbx_buf_addn(b, (const char *)p, 1);
     }
     sbx_buf_add(b, "\"");
+    return SANDBOX_OK;
+}
+
+/* ---- the one regex builder (protected name patterns) ---- */
+
+/* Punctuation that may appear in a pattern component. Each is rendered inside
+ * a bracket, [c], where none of them is special in an ERE. Deliberately
+ * missing: '"' (it would end the #"..." literal, which has no escapes), '\'
+ * (an escape in some regex dialects, literal in others), '[', ']' and '^'
+ * (bracket syntax), and '/' (the component separator, handled by the caller). */
+static const char regex_punct[] = " !#$%&'()+,-.:;<=>@_`{|}~";
+
+static int is_alpha(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+int sbx_sbpl_name_regex(sbx_buf *b, const char *pattern)
+{
+    const unsigned char *p;
+    size_t mark = b->len;
+    if (!pattern || !pattern[0])
+        return SANDBOX_E_INVALID;
+    if (pattern[0] == '~' && pattern[1] == '/')
+        pattern += 2;
+    /* Validate everything before appending anything: a refused pattern must
+     * leave no partial rule behind. */
+    for (p = (const unsigned char *)pattern; *p; p++) {
+        if (is_alpha(*p) || (*p >= '0' && *p <= '9') || *p == '*' || *p == '?' || *p == '/' ||
+            *p == '\\')
+            continue;
+        if (*p >= 0x80 || !strchr(regex_punct, *p) || *p == '\0')
+            return SANDBOX_E_INVALID;
+    }
+    sbx_buf_add(b, "#\"/");
+    for (p = (const unsigned char *)pattern; *p; p++) {
+        char one[5];
+        if (*p == '/' || *p == '\\') {
+            /* Components are whole: "a//b" cannot occur (the policy refuses
+             * empty components), so one separator is rendered as one '/'. */
+            sbx_buf_add(b, "/");
+        } else if (*p == '*') {
+            sbx_buf_add(b, "[^/]*"); /* within one component, never across '/' */
+        } else if (*p == '?') {
+            sbx_buf_add(b, "[^/]");
+        } else if (is_alpha(*p)) {
+            /* Case-insensitive by construction: the default macOS file system
+             * treats .ENV as .env, and SBPL regexes have no case flag. */
+            one[0] = '[';
+            one[1] = (char)(*p >= 'a' ? *p : *p + ('a' - 'A'));
+            one[2] = (char)(*p >= 'a' ? *p - ('a' - 'A') : *p);
+            one[3] = ']';
+            one[4] = '\0';
+            sbx_buf_add(b, one);
+        } else if (*p >= '0' && *p <= '9') {
+            sbx_buf_addn(b, (const char *)p, 1);
+        } else {
+            one[0] = '[';
+            one[1] = (char)*p;
+            one[2] = ']';
+            one[3] = '\0';
+            sbx_buf_add(b, one);
+        }
+    }
+    /* The name itself and everything beneath it. */
+    sbx_buf_add(b, "(/|$)\"");
+    if (b->oom) {
+        b->len = mark;
+        return SANDBOX_E_NOMEM;
+    }
     return SANDBOX_OK;
 }
 
@@ -110,6 +180,11 @@ void sbx_seatbelt_plan_free(sbx_seatbelt_plan *plan)
         free(plan->roots[i].canonical);
     }
     free(plan->roots);
+    for (i = 0; i < plan->n_protected; i++) {
+        free(plan->protected_paths[i].path);
+        free(plan->protected_paths[i].canonical);
+    }
+    free(plan->protected_paths);
     for (i = 0; i < plan->n_params; i++) {
         free(plan->params[i].key);
         free(plan->params[i].value);
@@ -132,26 +207,58 @@ char **sbx_seatbelt_take_argv(sbx_seatbelt_plan *plan)
     return argv;
 }
 
-/* Add `value` as a parameter unless an earlier one has the same text. */
-static int add_param(sbx_seatbelt_plan *plan, const char *value)
+static const char *role_prefix(int role)
+{
+    switch (role) {
+    case SBX_PARAM_PROTECTED: return "PROTECTED_";
+    case SBX_PARAM_PROTECTED_PARENT: return "PROTECTED_PARENT_";
+    case SBX_PARAM_HOME: return "HOME_";
+    default: return "WRITABLE_ROOT_";
+    }
+}
+
+/* Add `value` as a parameter of `role` unless an earlier one of the same role
+ * has the same text. Keys are numbered per role, in order of first use. */
+static int add_param(sbx_seatbelt_plan *plan, const char *value, int role)
 {
     struct sbx_sbpl_param *grown;
-    char key[32];
-    size_t i;
-    for (i = 0; i < plan->n_params; i++)
+    char key[48];
+    size_t i, n_role = 0;
+    for (i = 0; i < plan->n_params; i++) {
+        if (plan->params[i].role != role)
+            continue;
         if (strcmp(plan->params[i].value, value) == 0)
             return SANDBOX_OK;
+        n_role++;
+    }
     grown = realloc(plan->params, (plan->n_params + 1) * sizeof *grown);
     if (!grown)
         return SANDBOX_E_NOMEM;
     plan->params = grown;
-    snprintf(key, sizeof key, "WRITABLE_ROOT_%zu", plan->n_params);
+    snprintf(key, sizeof key, "%s%zu", role_prefix(role), n_role);
     grown[plan->n_params].key = sbx_strdup(key);
     grown[plan->n_params].value = sbx_strdup(value);
+    grown[plan->n_params].role = role;
     plan->n_params++;
     if (!grown[plan->n_params - 1].key || !grown[plan->n_params - 1].value)
         return SANDBOX_E_NOMEM;
     return SANDBOX_OK;
+}
+
+/* Append " (FILTER (param "K"))" for every parameter of `role`, one a line. */
+static size_t add_param_filters(sbx_buf *b, const sbx_seatbelt_plan *plan, int role,
+                                const char *filter)
+{
+    size_t i, n = 0;
+    for (i = 0; i < plan->n_params; i++) {
+        if (plan->params[i].role != role)
+            continue;
+        sbx_buf_printf(b, "\n  (%s (param ", filter);
+        add_literal(b, plan->params[i].key);
+        sbx_buf_add(b, "))");
+        n++;
+    }
+    return n;
 }
 
 /* ---- profile sections ---- */
@@ -227,27 +334,139 @@ static int render_network(sbx_buf *b, const sbx_resolved *r, sandbox_error *err)
 
 static void render_writes(sbx_buf *b, const sbx_seatbelt_plan *plan)
 {
-    size_t i;
+    size_t i, n = 0;
     sbx_buf_add(b, "; filesystem: writes only beneath the writable roots, each by its literal\n"
                    "; and its canonical path (the kernel reports /tmp as /private/tmp)\n"
                    "(deny file-write*)\n");
-    if (plan->n_params == 0)
+    for (i = 0; i < plan->n_params; i++)
+        n += plan->params[i].role == SBX_PARAM_WRITABLE;
+    if (n == 0)
         return;
     sbx_buf_add(b, "(allow file-write*");
-    for (i = 0; i < plan->n_params; i++) {
-        sbx_buf_add(b, "\n  (subpath (param ");
-        add_literal(b, plan->params[i].key);
-        sbx_buf_add(b, "))");
-    }
+    add_param_filters(b, plan, SBX_PARAM_WRITABLE, "subpath");
     sbx_buf_add(b, ")\n");
 }
 
-/* Extension point (spec 003): protected-path denials go here, after every
- * allowance, so that they win. Nothing is protected yet. */
-static void render_protected(sbx_buf *b, const sbx_resolved *r)
+/* The operations a protected kind takes away. Reads and writes for secrets;
+ * for .git only writes, so git status and git log keep working while hooks
+ * and config cannot be planted (spec 003). */
+static const char *deny_ops(int kind)
 {
-    (void)b;
-    (void)r;
+    return kind == SANDBOX_PROTECT_WRITE ? "file-write*" : "file-read* file-write*";
+}
+
+static int has_glob(const char *s)
+{
+    return strpbrk(s, "*?") != NULL;
+}
+
+static int regex_fail(sandbox_error *err, size_t index, const char *pattern)
+{
+    const unsigned char *p;
+    const char *at = "an empty pattern";
+    char what[64] = "";
+    for (p = (const unsigned char *)pattern; *p; p++) {
+        if (!is_alpha(*p) && !(*p >= '0' && *p <= '9') && !strchr("*?/\\", *p) &&
+            (*p >= 0x80 || !strchr(regex_punct, *p))) {
+            snprintf(what, sizeof what, "the byte 0x%02x", *p);
+            at = what;
+            break;
+        }
+    }
+    /* The pattern itself is not echoed: it may hold control bytes. */
+    return sbx_fail(err, SANDBOX_E_INVALID, 0,
+                    "protected pattern #%zu cannot be rendered as a Seatbelt rule (it contains "
+                    "%s; allowed are ASCII letters, digits, * ? and  !#$%%&'()+,-.:;<=>@_`{|}~); "
+                    "refusing to run rather than leave it unprotected",
+                    index + 1, at);
+}
+
+/* Spec 003: protected-path denials, after every allowance so that they win
+ * (the last matching rule decides in SBPL).
+ *  - name patterns: a case-insensitive regex over whole components, matching
+ *    the name wherever it is, and everything beneath it. A name rule keeps
+ *    matching after a parent is renamed (the new path still ends in the
+ *    name), and it matches files that do not exist yet (.git/hooks/x, a new
+ *    .env.production);
+ *  - ~/ patterns with a wildcard: the same regex, only beneath home;
+ *  - exact home and system paths: subpath denials on -D parameters, by
+ *    literal and canonical spelling, so no path text enters the profile;
+ *  - their parents up to home may not be unlinked, which is what a rename
+ *    needs: `mv ~/.config ~/.cfg` would otherwise carry ~/.config/gh out from
+ *    under its subpath rule. */
+static int render_protected(sbx_buf *b, const sbx_resolved *r, const sbx_seatbelt_plan *plan,
+                            sandbox_error *err)
+{
+    size_t i, k, n_home = 0;
+    int kind;
+    if (!r->protected_paths_blocked)
+        return SANDBOX_OK;
+    sbx_buf_add(b, "; protected paths: denied even inside the writable roots; rendered last so\n"
+                   "; they win. Names match per component, case-insensitively, and below\n");
+    for (i = 0; i < r->n_protect; i++) {
+        const char *pat = r->protect[i].pattern;
+        if (pat[0] == '~')
+            continue;
+        sbx_buf_printf(b, "(deny %s (regex ", deny_ops(r->protect[i].kind));
+        if (sbx_sbpl_name_regex(b, pat) != SANDBOX_OK)
+            return regex_fail(err, i, pat);
+        sbx_buf_add(b, "))\n");
+    }
+    for (i = 0; i < plan->n_params; i++)
+        n_home += plan->params[i].role == SBX_PARAM_HOME;
+    for (i = 0; i < r->n_protect; i++) {
+        const char *pat = r->protect[i].pattern;
+        if (pat[0] != '~' || !has_glob(pat) || n_home == 0)
+            continue;
+        sbx_buf_printf(b, "(deny %s", deny_ops(r->protect[i].kind));
+        for (k = 0; k < plan->n_params; k++) {
+            if (plan->params[k].role != SBX_PARAM_HOME)
+                continue;
+            sbx_buf_add(b, "\n  (require-all (subpath (param ");
+            add_literal(b, plan->params[k].key);
+            sbx_buf_add(b, ")) (regex ");
+            if (sbx_sbpl_name_regex(b, pat) != SANDBOX_OK)
+                return regex_fail(err, i, pat);
+            sbx_buf_add(b, "))");
+        }
+        sbx_buf_add(b, ")\n");
+    }
+    /* Exact paths, grouped by kind: one rule for each kind present. */
+    for (kind = SANDBOX_PROTECT_ALL; kind <= SANDBOX_PROTECT_WRITE; kind++) {
+        int any = 0;
+        for (i = 0; i < plan->n_protected; i++)
+            any |= plan->protected_paths[i].kind == kind;
+        if (!any)
+            continue;
+        sbx_buf_printf(b, "(deny %s", deny_ops(kind));
+        for (k = 0; k < plan->n_params; k++) {
+            const struct sbx_sbpl_param *pm = &plan->params[k];
+            int match = 0;
+            if (pm->role != SBX_PARAM_PROTECTED)
+                continue;
+            for (i = 0; i < plan->n_protected; i++)
+                if (plan->protected_paths[i].kind == kind &&
+                    (strcmp(plan->protected_paths[i].path, pm->value) == 0 ||
+                     strcmp(plan->protected_paths[i].canonical, pm->value) == 0))
+                    match = 1;
+            if (!match)
+                continue;
+            sbx_buf_add(b, "\n  (subpath (param ");
+            add_literal(b, pm->key);
+            sbx_buf_add(b, "))");
+        }
+        sbx_buf_add(b, ")\n");
+    }
+    for (k = 0; k < plan->n_params; k++)
+        if (plan->params[k].role == SBX_PARAM_PROTECTED_PARENT)
+            break;
+    if (k < plan->n_params) {
+        sbx_buf_add(b, "; the parents of protected home paths cannot be renamed or removed\n"
+                       "(deny file-write-unlink");
+        add_param_filters(b, plan, SBX_PARAM_PROTECTED_PARENT, "literal");
+        sbx_buf_add(b, ")\n");
+    }
+    return SANDBOX_OK;
 }
 
 /* Spec 004: tools that are never allowed, in any class or mode. Each hands
@@ -287,7 +506,7 @@ static int render_profile(const sbx_resolved *r, sbx_seatbelt_plan *plan, sandbo
     }
     if (rc == SANDBOX_OK) {
         render_deny_exec(&b, r);
-        render_protected(&b, r);
+        rc = render_protected(&b, r, plan, err);
     }
     if (rc != SANDBOX_OK) {
         sbx_buf_free(&b);
@@ -344,6 +563,98 @@ static int build_argv(sbx_seatbelt_plan *plan, const char *const argv[])
     return SANDBOX_OK;
 }
 
+/* 1 when `path` is home_dir + "/" + a name pattern of at least `kind`'s
+ * strength: the regex of that pattern already matches it (and follows it
+ * through a rename), so a subpath rule would only repeat it. The resolver
+ * lists these for Linux, which has no name rules. */
+static int covered_by_name_rule(const sbx_resolved *r, const char *path, int kind)
+{
+    size_t i, n = r->home_dir ? strlen(r->home_dir) : 0;
+    if (!n || strncmp(path, r->home_dir, n) != 0 || path[n] != '/')
+        return 0;
+    for (i = 0; i < r->n_protect; i++) {
+        const char *pat = r->protect[i].pattern;
+        if (pat[0] == '~' || (r->protect[i].kind != SANDBOX_PROTECT_ALL && r->protect[i].kind != kind))
+            continue;
+        if (strlen(pat) == strlen(path + n + 1) &&
+            sbx_strncasecmp_ascii(pat, path + n + 1, strlen(pat)) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Plan the exact protected paths: each by both spellings, its parents up to
+ * the home directory (exclusive), and the home directory itself when a ~/
+ * pattern has a wildcard. */
+static int plan_protected(const sbx_resolved *r, sbx_canon_fn canon, sbx_seatbelt_plan *plan,
+                          sandbox_error *err)
+{
+    size_t i, home_len = r->home_dir ? strlen(r->home_dir) : 0;
+    int need_home = 0, rc;
+    if (r->n_protect_home) {
+        plan->protected_paths = calloc(r->n_protect_home, sizeof *plan->protected_paths);
+        if (!plan->protected_paths)
+            return SANDBOX_E_NOMEM;
+    }
+    for (i = 0; i < r->n_protect_home; i++) {
+        struct sbx_seatbelt_protected *pp = &plan->protected_paths[plan->n_protected];
+        const char *path = r->protect_home[i].pattern;
+        char *parent;
+        if (covered_by_name_rule(r, path, r->protect_home[i].kind))
+            continue;
+        plan->n_protected++;
+        pp->kind = r->protect_home[i].kind;
+        pp->path = sbx_strdup(path);
+        if (!pp->path)
+            return SANDBOX_E_NOMEM;
+        /* A protected path that does not exist yet keeps its textual
+         * spelling: denying it now also denies creating it. */
+        rc = canon(path, &pp->canonical, err);
+        if (rc != SANDBOX_OK)
+            return rc;
+        if (add_param(plan, pp->path, SBX_PARAM_PROTECTED) != SANDBOX_OK ||
+            add_param(plan, pp->canonical, SBX_PARAM_PROTECTED) != SANDBOX_OK)
+            return SANDBOX_E_NOMEM;
+        if (!home_len || strncmp(path, r->home_dir, home_len) != 0 || path[home_len] != '/')
+            continue; /* not under home (/Library/Keychains): no parents to guard */
+        parent = sbx_strdup(path);
+        if (!parent)
+            return SANDBOX_E_NOMEM;
+        for (;;) {
+            char *slash = strrchr(parent, '/'), *cparent = NULL;
+            if (!slash || (size_t)(slash - parent) <= home_len)
+                break;
+            *slash = '\0';
+            rc = canon(parent, &cparent, err);
+            if (rc == SANDBOX_OK && (add_param(plan, parent, SBX_PARAM_PROTECTED_PARENT) != SANDBOX_OK ||
+                                     add_param(plan, cparent, SBX_PARAM_PROTECTED_PARENT) != SANDBOX_OK))
+                rc = SANDBOX_E_NOMEM;
+            free(cparent);
+            if (rc != SANDBOX_OK) {
+                free(parent);
+                return rc;
+            }
+        }
+        free(parent);
+    }
+    for (i = 0; i < r->n_protect; i++)
+        if (r->protect[i].pattern[0] == '~' && has_glob(r->protect[i].pattern))
+            need_home = 1;
+    if (need_home && r->home_dir) {
+        char *chome = NULL;
+        rc = canon(r->home_dir, &chome, err);
+        if (rc != SANDBOX_OK)
+            return rc;
+        rc = add_param(plan, r->home_dir, SBX_PARAM_HOME) != SANDBOX_OK ||
+                     add_param(plan, chome, SBX_PARAM_HOME) != SANDBOX_OK
+                 ? SANDBOX_E_NOMEM
+                 : SANDBOX_OK;
+        free(chome);
+        return rc;
+    }
+    return SANDBOX_OK;
+}
+
 int sbx_seatbelt_plan_build(const sbx_resolved *r, const char *const argv[], sbx_canon_fn canon,
                             sbx_seatbelt_plan *plan, sandbox_error *err)
 {
@@ -372,12 +683,17 @@ int sbx_seatbelt_plan_build(const sbx_resolved *r, const char *const argv[], sbx
         rc = canon(root->path, &root->canonical, err);
         if (rc != SANDBOX_OK)
             goto fail;
-        if (add_param(plan, root->path) != SANDBOX_OK ||
-            add_param(plan, root->canonical) != SANDBOX_OK) {
+        if (add_param(plan, root->path, SBX_PARAM_WRITABLE) != SANDBOX_OK ||
+            add_param(plan, root->canonical, SBX_PARAM_WRITABLE) != SANDBOX_OK) {
             rc = sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while planning");
             goto fail;
         }
     }
+    rc = plan_protected(r, canon, plan, err);
+    if (rc == SANDBOX_E_NOMEM)
+        rc = sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while planning");
+    if (rc != SANDBOX_OK)
+        goto fail;
     rc = render_profile(r, plan, err);
     if (rc != SANDBOX_OK)
         goto fail;
