@@ -53,6 +53,17 @@ static int is_alpha(unsigned char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+/* 1 when the component around p (p points at a '*') is made of '*' only. */
+static int only_stars(const unsigned char *start, const unsigned char *p)
+{
+    const unsigned char *q;
+    if (p != start && p[-1] != '/' && p[-1] != '\\')
+        return 0;
+    for (q = p; *q == '*'; q++)
+        ;
+    return *q == '\0' || *q == '/' || *q == '\\';
+}
+
 int sbx_sbpl_name_regex(sbx_buf *b, const char *pattern)
 {
     const unsigned char *p;
@@ -77,6 +88,12 @@ int sbx_sbpl_name_regex(sbx_buf *b, const char *pattern)
             /* Components are whole: "a//b" cannot occur (the policy refuses
              * empty components), so one separator is rendered as one '/'. */
             sbx_buf_add(b, "/");
+        } else if (*p == '*' && only_stars((const unsigned char *)pattern, p)) {
+            /* A component of stars alone still names something: never the
+             * empty "component" of "/" or "a//b". */
+            sbx_buf_add(b, "[^/][^/]*");
+            while (p[1] == '*')
+                p++;
         } else if (*p == '*') {
             sbx_buf_add(b, "[^/]*"); /* within one component, never across '/' */
         } else if (*p == '?') {

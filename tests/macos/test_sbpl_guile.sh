@@ -128,6 +128,88 @@ check hostile <<'EOF'
 (expect deny network-outbound (inet "93.184.216.34:443"))
 EOF
 
+# Protected paths (spec 003): the default set, decided last match wins.
+HOME=/Users/me render protect --sandbox --protect-secrets --project "$proj" --workdir "$proj" || {
+  echo "FAIL - render protect"; exit 1; }
+check protect <<'EOF'
+(expect deny file-read-data "/Users/me/proj/.env")
+(expect deny file-write-data "/Users/me/proj/.env")
+(expect deny file-read-data "/Users/me/proj/sub/.ENV")
+(expect deny file-write-data "/Users/me/proj/sub/.ENV")
+(expect deny file-read-data "/Users/me/proj/conf/.env.local")
+(expect deny file-write-create "/Users/me/proj/conf/.env.local")
+(expect deny file-read-data "/Users/me/proj/keys/server.pem")
+(expect deny file-write-data "/Users/me/proj/keys/server.pem")
+(expect deny file-read-data "/Users/me/proj/keys/ID_RSA")
+(expect deny file-write-data "/Users/me/proj/keys/ID_RSA")
+(expect deny file-read-data "/Users/me/proj/.ssh/config")
+(expect deny file-write-data "/Users/me/proj/.ssh/config")
+(expect deny file-read-data "/Users/me/.ssh/id_ed25519")
+(expect deny file-write-data "/Users/me/.ssh/id_ed25519")
+(expect deny file-read-metadata "/Users/me/.ssh")
+(expect allow file-read-data "/Users/me/proj/env.md")
+(expect allow file-write-data "/Users/me/proj/env.md")
+(expect allow file-read-data "/Users/me/proj/.envrc")
+(expect allow file-read-data "/Users/me/proj/.git/config")
+(expect deny file-write-data "/Users/me/proj/.git/config")
+(expect deny file-write-create "/Users/me/proj/.git/hooks/pre-commit")
+(expect deny file-write-unlink "/Users/me/proj/.git")
+(expect allow file-write-data "/Users/me/proj/main.c")
+(expect allow file-write-create "/Users/me/proj/src/new.c")
+(expect allow file-write-unlink "/Users/me/proj/conf")
+(expect deny file-read-data "/Users/me/.config/gh/hosts.yml")
+(expect deny file-write-unlink "/Users/me/.config")
+(expect allow file-read-data "/Users/me/.config/other.toml")
+(expect deny file-read-data "/Users/me/.npmrc")
+(expect allow file-read-data "/Users/me/proj/.npmrc")
+(expect deny file-read-data "/Users/me/Library/Keychains/login.keychain-db")
+(expect deny file-write-unlink "/Users/me/Library")
+(expect deny file-read-data "/Library/Keychains/System.keychain")
+(expect allow file-read-data "/Users/me/proj/id_rsa.pub")
+(expect deny file-read-data "/private/tmp/x/.env")
+EOF
+
+# With network only denied, writes are open but the secrets still are not.
+HOME=/Users/me render protect-netonly --no-network --protect-secrets --project "$proj" \
+  --workdir "$proj" || exit 1
+check protect-netonly <<'EOF'
+(expect deny file-read-data "/Users/me/proj/.env")
+(expect allow file-write-data "/Users/me/.zshrc")
+(expect deny file-write-data "/Users/me/proj/.git/HEAD")
+(expect deny file-read-data "/Users/me/.kube/config")
+EOF
+
+# Read-only: the deny-default profile still refuses protected reads.
+HOME=/Users/me render protect-readonly --read-only --protect-secrets --project "$proj" \
+  --workdir "$proj" || exit 1
+check protect-readonly <<'EOF'
+(expect deny file-read-data "/Users/me/proj/.env")
+(expect allow file-read-data "/Users/me/proj/main.c")
+(expect allow file-read-data "/Users/me/proj/.git/config")
+EOF
+
+# A pattern with regex metacharacters stays one literal name; a pattern that
+# cannot be rendered safely is refused, never dropped.
+HOME=/Users/me render odd-pattern --confine-fs --protect 'a(b)|c{1}$+' --project "$proj" \
+  --workdir "$proj" || exit 1
+check odd-pattern <<'EOF'
+(expect deny file-read-data "/Users/me/proj/a(b)|c{1}$+")
+(expect deny file-read-data "/Users/me/proj/A(B)|C{1}$+/x")
+(expect allow file-read-data "/Users/me/proj/ab")
+(expect allow file-read-data "/Users/me/proj/c")
+(expect allow file-write-data "/Users/me/proj/main.c")
+EOF
+for bad in 'x"))(allow default)' '[a-z]*' 'caf\303\251' 'tab\there'; do
+  if HOME=/Users/me "$SBX_LAUNCHER" --explain --json --target macos --protect "$(printf "$bad")" \
+       -- true >"$work/bad.out" 2>&1; then
+    failed=$((failed + 1)); echo "FAIL - the unrenderable pattern $bad was accepted"
+  elif grep -q "cannot be rendered" "$work/bad.out"; then
+    passed=$((passed + 1)); echo "ok   - the unrenderable pattern $bad is refused"
+  else
+    failed=$((failed + 1)); echo "FAIL - $bad refused for another reason:"; cat "$work/bad.out"
+  fi
+done
+
 # The checker must be able to fail: broken profiles are rejected.
 reject() {
   local name=$1

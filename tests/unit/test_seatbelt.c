@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,6 +379,295 @@ static void test_hostile_paths_never_change_the_profile(void **state)
     sbx_seatbelt_plan_free(&ref);
 }
 
+
+/* ---- protected paths ---- */
+
+#define PROTECT_RULES                                                                         \
+    "; protected paths: denied even inside the writable roots; rendered last so\n"            \
+    "; they win. Names match per component, case-insensitively, and below\n"                  \
+    "(deny file-read* file-write* (regex #\"/[.][eE][nN][vV](/|$)\"))\n"                      \
+    "(deny file-read* file-write* (regex #\"/[.][eE][nN][vV][.][^/]*(/|$)\"))\n"              \
+    "(deny file-read* file-write* (regex #\"/[^/]*[.][pP][eE][mM](/|$)\"))\n"                 \
+    "(deny file-read* file-write* (regex #\"/[^/]*[.][kK][eE][yY](/|$)\"))\n"                 \
+    "(deny file-read* file-write* (regex #\"/[iI][dD][_][rR][sS][aA](/|$)\"))\n"              \
+    "(deny file-read* file-write* (regex #\"/[iI][dD][_][rR][sS][aA][_][^/]*(/|$)\"))\n"      \
+    "(deny file-read* file-write* (regex #\"/[iI][dD][_][dD][sS][aA](/|$)\"))\n"              \
+    "(deny file-read* file-write* (regex #\"/[iI][dD][_][dD][sS][aA][_][^/]*(/|$)\"))\n"      \
+    "(deny file-read* file-write* (regex #\"/[iI][dD][_][eE][cC][dD][sS][aA](/|$)\"))\n"      \
+    "(deny file-read* file-write* (regex #\"/[iI][dD][_][eE][cC][dD][sS][aA][_][^/]*(/|$)\"))\n" \
+    "(deny file-read* file-write* (regex #\"/[iI][dD][_][eE][dD]25519(/|$)\"))\n"             \
+    "(deny file-read* file-write* (regex #\"/[iI][dD][_][eE][dD]25519[_][^/]*(/|$)\"))\n"     \
+    "(deny file-read* file-write* (regex #\"/[.][sS][sS][hH](/|$)\"))\n"                      \
+    "(deny file-read* file-write* (regex #\"/[.][aA][wW][sS](/|$)\"))\n"                      \
+    "(deny file-read* file-write* (regex #\"/[.][gG][nN][uU][pP][gG](/|$)\"))\n"              \
+    "(deny file-read* file-write* (regex #\"/[.][nN][eE][tT][rR][cC](/|$)\"))\n"              \
+    "(deny file-read* file-write* (regex #\"/[.][pP][yY][pP][iI][rR][cC](/|$)\"))\n"          \
+    "(deny file-write* (regex #\"/[.][gG][iI][tT](/|$)\"))\n"                                 \
+    "(deny file-read* file-write*\n"                                                          \
+    "  (subpath (param \"PROTECTED_0\"))\n"                                                   \
+    "  (subpath (param \"PROTECTED_1\"))\n"                                                   \
+    "  (subpath (param \"PROTECTED_2\"))\n"                                                   \
+    "  (subpath (param \"PROTECTED_3\"))\n"                                                   \
+    "  (subpath (param \"PROTECTED_4\"))\n"                                                   \
+    "  (subpath (param \"PROTECTED_5\")))\n"                                                  \
+    "; the parents of protected home paths cannot be renamed or removed\n"                    \
+    "(deny file-write-unlink\n"                                                               \
+    "  (literal (param \"PROTECTED_PARENT_0\"))\n"                                            \
+    "  (literal (param \"PROTECTED_PARENT_1\")))\n"
+
+static const char golden_protect[] = ALLOW_HEAD NET_RULES WRITE_RULES DENY_EXEC PROTECT_RULES;
+
+static sandbox_policy *protected_policy(int network, int fs)
+{
+    sandbox_policy *p = policy(network, fs, "/Users/me/proj");
+    /* The home directory is read from the environment at resolve time. */
+    assert_int_equal(setenv("HOME", "/Users/me/", 1), 0);
+    assert_int_equal(sandbox_policy_protect_defaults(p), SANDBOX_OK);
+    return p;
+}
+
+static void test_golden_default_protected_set(void **state)
+{
+    sandbox_policy *p = protected_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
+    sbx_seatbelt_plan plan;
+    (void)state;
+    plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+    assert_string_equal(plan.profile, golden_protect);
+    /* Only the home-only entries need exact rules; ~/.ssh is the .ssh name
+     * rule's, so it is not repeated as a parameter. */
+    assert_int_equal(plan.n_params, 6 + 6 + 2);
+    assert_string_equal(param(&plan, "PROTECTED_0"), "/Users/me/.npmrc");
+    assert_string_equal(param(&plan, "PROTECTED_1"), "/Users/me/.docker");
+    assert_string_equal(param(&plan, "PROTECTED_2"), "/Users/me/.kube");
+    assert_string_equal(param(&plan, "PROTECTED_3"), "/Users/me/.config/gh");
+    assert_string_equal(param(&plan, "PROTECTED_4"), "/Users/me/Library/Keychains");
+    assert_string_equal(param(&plan, "PROTECTED_5"), "/Library/Keychains");
+    assert_string_equal(param(&plan, "PROTECTED_PARENT_0"), "/Users/me/.config");
+    assert_string_equal(param(&plan, "PROTECTED_PARENT_1"), "/Users/me/Library");
+    assert_int_equal(plan.n_protected, 6);
+    sbx_seatbelt_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+static void test_protection_is_rendered_in_every_mode(void **state)
+{
+    static const int modes[][2] = {
+        {SANDBOX_NETWORK_ALLOW, SANDBOX_FS_UNRESTRICTED}, /* protection alone */
+        {SANDBOX_NETWORK_DENY, SANDBOX_FS_UNRESTRICTED},
+        {SANDBOX_NETWORK_ALLOW, SANDBOX_FS_CONFINED},
+        {SANDBOX_NETWORK_DENY, SANDBOX_FS_READ_ONLY},
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        sandbox_policy *p = protected_policy(modes[i][0], modes[i][1]);
+        sbx_seatbelt_plan plan;
+        size_t n = strlen(PROTECT_RULES);
+        plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+        /* Last in the profile, after every allowance. */
+        assert_true(strlen(plan.profile) > n);
+        assert_string_equal(plan.profile + strlen(plan.profile) - n, PROTECT_RULES);
+        sbx_seatbelt_plan_free(&plan);
+        sandbox_policy_free(p);
+    }
+}
+
+/* A realpath stand-in: the home directory is a symlink to another volume. */
+static int fake_home_realpath(const char *path, char **out, sandbox_error *err)
+{
+    if (strncmp(path, "/Users/me", 9) == 0 && (path[9] == '/' || !path[9])) {
+        size_t n = strlen(path);
+        char *s = malloc(n - 9 + sizeof "/Volumes/Home/me");
+        if (!s)
+            return SANDBOX_E_NOMEM;
+        memcpy(s, "/Volumes/Home/me", sizeof "/Volumes/Home/me" - 1);
+        memcpy(s + sizeof "/Volumes/Home/me" - 1, path + 9, n - 9 + 1);
+        *out = s;
+        return SANDBOX_OK;
+    }
+    return sbx_macos_canon_textual(path, out, err);
+}
+
+static void test_home_paths_by_both_spellings_with_parents(void **state)
+{
+    sandbox_policy *p = policy(SANDBOX_NETWORK_ALLOW, SANDBOX_FS_CONFINED, "/Users/me/proj");
+    sbx_seatbelt_plan plan;
+    (void)state;
+    assert_int_equal(setenv("HOME", "/Users/me", 1), 0);
+    assert_int_equal(sandbox_policy_add_protected(p, "~/a/b/c", SANDBOX_PROTECT_ALL), SANDBOX_OK);
+    assert_int_equal(sandbox_policy_add_protected(p, "~/w", SANDBOX_PROTECT_WRITE), SANDBOX_OK);
+    assert_int_equal(sandbox_policy_add_protected(p, "~/.config/*.json", SANDBOX_PROTECT_ALL),
+                     SANDBOX_OK);
+    plan_for(p, cmd, fake_home_realpath, &plan);
+    assert_string_equal(param(&plan, "PROTECTED_0"), "/Users/me/a/b/c");
+    assert_string_equal(param(&plan, "PROTECTED_1"), "/Volumes/Home/me/a/b/c");
+    assert_string_equal(param(&plan, "PROTECTED_PARENT_0"), "/Users/me/a/b");
+    assert_string_equal(param(&plan, "PROTECTED_PARENT_1"), "/Volumes/Home/me/a/b");
+    assert_string_equal(param(&plan, "PROTECTED_PARENT_2"), "/Users/me/a");
+    assert_string_equal(param(&plan, "PROTECTED_PARENT_3"), "/Volumes/Home/me/a");
+    assert_null(param(&plan, "PROTECTED_PARENT_4")); /* never home itself */
+    assert_string_equal(param(&plan, "PROTECTED_2"), "/Users/me/w");
+    assert_string_equal(param(&plan, "PROTECTED_3"), "/Volumes/Home/me/w");
+    assert_string_equal(param(&plan, "PROTECTED_4"), "/Library/Keychains"); /* macOS target */
+    assert_string_equal(param(&plan, "HOME_0"), "/Users/me");
+    assert_string_equal(param(&plan, "HOME_1"), "/Volumes/Home/me");
+    assert_non_null(strstr(plan.profile,
+                           "(deny file-read* file-write*\n"
+                           "  (require-all (subpath (param \"HOME_0\")) (regex #\"/[.][cC][oO][nN][fF][iI][gG]/[^/]*[.][jJ][sS][oO][nN](/|$)\"))\n"
+                           "  (require-all (subpath (param \"HOME_1\")) (regex #\"/[.][cC][oO][nN][fF][iI][gG]/[^/]*[.][jJ][sS][oO][nN](/|$)\")))\n"));
+    assert_non_null(strstr(plan.profile, "(deny file-read* file-write*\n"
+                                         "  (subpath (param \"PROTECTED_0\"))\n"
+                                         "  (subpath (param \"PROTECTED_1\"))\n"
+                                         "  (subpath (param \"PROTECTED_4\")))\n"
+                                         "(deny file-write*\n"
+                                         "  (subpath (param \"PROTECTED_2\"))\n"
+                                         "  (subpath (param \"PROTECTED_3\")))\n"));
+    /* No home path text in the profile, only parameter names. */
+    assert_null(strstr(plan.profile, "/Users/me"));
+    assert_null(strstr(plan.profile, "/Volumes"));
+    sbx_seatbelt_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+static char *name_regex(const char *pattern, int *rc)
+{
+    sbx_buf b;
+    sbx_buf_init(&b);
+    *rc = sbx_sbpl_name_regex(&b, pattern);
+    if (*rc != SANDBOX_OK) {
+        assert_int_equal(b.len, 0); /* nothing appended on refusal */
+        sbx_buf_free(&b);
+        return NULL;
+    }
+    return sbx_buf_take(&b);
+}
+
+static void test_name_regex_shapes(void **state)
+{
+    static const struct {
+        const char *pattern, *want;
+    } cases[] = {
+        {".env", "#\"/[.][eE][nN][vV](/|$)\""},
+        {"*.pem", "#\"/[^/]*[.][pP][eE][mM](/|$)\""},
+        {"id_?sa", "#\"/[iI][dD][_][^/][sS][aA](/|$)\""},
+        {"config/credentials", "#\"/[cC][oO][nN][fF][iI][gG]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS](/|$)\""},
+        {"a\\b", "#\"/[aA]/[bB](/|$)\""}, /* '\\' separates, like the matcher */
+        {"~/.kube", "#\"/[.][kK][uU][bB][eE](/|$)\""},
+        {"x9-(1)|{2}$+", "#\"/[xX]9[-][(]1[)][|][{]2[}][$][+](/|$)\""},
+    };
+    size_t i;
+    int rc;
+    (void)state;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *re = name_regex(cases[i].pattern, &rc);
+        assert_int_equal(rc, SANDBOX_OK);
+        assert_string_equal(re, cases[i].want);
+        free(re);
+    }
+}
+
+/* Patterns are caller input: whatever cannot be rendered from the allowlist
+ * is refused, and nothing is appended. */
+static const char *const hostile_patterns[] = {
+    "a\"b",                                  /* would end the #"..." literal */
+    "x\"))(allow default)((deny x #\"",      /* a forged rule */
+    "[a-z]", "a]", "^x", "new\nline", "tab\t", "ctl\x01", "del\x7f", "esc\x1b[0m",
+    "caf\xc3\xa9", "\xff", "",
+};
+
+static void test_name_regex_refuses_hostile_patterns(void **state)
+{
+    size_t i;
+    int rc;
+    (void)state;
+    for (i = 0; i < sizeof hostile_patterns / sizeof hostile_patterns[0]; i++) {
+        assert_null(name_regex(hostile_patterns[i], &rc));
+        assert_int_equal(rc, SANDBOX_E_INVALID);
+    }
+}
+
+static void test_unrenderable_pattern_fails_the_plan(void **state)
+{
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof hostile_patterns / sizeof hostile_patterns[0]; i++) {
+        sandbox_policy *p = protected_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
+        sbx_resolved r;
+        sbx_seatbelt_plan plan;
+        sandbox_error err;
+        if (sandbox_policy_add_protected(p, hostile_patterns[i], SANDBOX_PROTECT_ALL) != SANDBOX_OK) {
+            sandbox_policy_free(p); /* refused by the policy already ("") */
+            continue;
+        }
+        assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_MACOS, &r, &err), SANDBOX_OK);
+        assert_int_equal(sbx_seatbelt_plan_build(&r, cmd, sbx_macos_canon_textual, &plan, &err),
+                         SANDBOX_E_INVALID);
+        assert_non_null(strstr(err.message, "cannot be rendered"));
+        assert_null(strchr(err.message, '\n'));
+        assert_null(plan.profile);
+        assert_null(plan.argv);
+        sbx_resolved_free(&r);
+        sandbox_policy_free(p);
+    }
+}
+
+/* The regex and the portable matcher agree (POSIX ERE, like the guile
+ * checker; Seatbelt's dialect is only verified on a Mac). */
+static void test_name_regex_agrees_with_the_matcher(void **state)
+{
+    static const char *const patterns[] = {".env", ".env.*", "*.pem", "id_rsa_*", ".git",
+                                           "config/credentials", "a?c", "*", "x*y*z"};
+    static const char *const paths[] = {
+        "/p/.env", "/p/sub/.ENV", "/p/conf/.env.local", "/p/env.md", "/p/.envrc", "/p/.env/x",
+        "/p/x.env", "/p/keys/server.pem", "/p/keys/server.pem.bak", "/p/keys/a.PEM/inner",
+        "/p/.git/config", "/p/.gitignore", "/p/a.git", "/h/id_rsa_work", "/h/id_rsa",
+        "/p/config/credentials", "/p/config/credentials/x", "/p/myconfig/credentials",
+        "/p/config/credentialsx", "/p/abc", "/p/ac", "/p/aXc/d", "/p/xAyBz", "/p/xz", "/",
+    };
+    size_t i, j;
+    (void)state;
+    for (i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+        struct sbx_protect one;
+        regex_t re;
+        int rc;
+        char *lit = name_regex(patterns[i], &rc), *text;
+        assert_non_null(lit);
+        /* Strip #" and the closing quote. */
+        text = lit + 2;
+        text[strlen(text) - 1] = '\0';
+        assert_int_equal(regcomp(&re, text, REG_EXTENDED | REG_NOSUB), 0);
+        one.pattern = (char *)patterns[i];
+        one.kind = SANDBOX_PROTECT_ALL;
+        one.targets = ~0;
+        for (j = 0; j < sizeof paths / sizeof paths[0]; j++) {
+            int by_regex = regexec(&re, paths[j], 0, NULL, 0) == 0;
+            int by_matcher = sbx_protect_match(&one, 1, paths[j], 0) >= 0;
+            if (by_regex != by_matcher)
+                fail_msg("pattern %s path %s: regex %d, matcher %d", patterns[i], paths[j],
+                         by_regex, by_matcher);
+        }
+        regfree(&re);
+        free(lit);
+    }
+}
+
+static void test_explain_shows_protection_even_alone(void **state)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    sandbox_error err;
+    char *out = NULL;
+    (void)state;
+    assert_int_equal(setenv("HOME", "/Users/me", 1), 0);
+    assert_int_equal(sandbox_policy_set_working_dir(p, "/Users/me/proj"), SANDBOX_OK);
+    assert_int_equal(sandbox_policy_protect_defaults(p), SANDBOX_OK);
+    assert_int_equal(sandbox_explain(p, cmd, SANDBOX_TARGET_MACOS, 1, &out, &err), SANDBOX_OK);
+    assert_non_null(strstr(out, "\"protected_paths\":{\"blocked\":true,\"mechanism\":\"seatbelt\""));
+    assert_non_null(strstr(out, "(regex #\\\"/[.][eE][nN][vV](/|$)\\\")"));
+    assert_null(strstr(out, "\"profile\":null"));
+    sandbox_free(out);
+    sandbox_policy_free(p);
+}
+
 /* ---- argv ---- */
 
 static void test_argv_is_sandbox_exec_profile_params_then_command(void **state)
@@ -548,6 +838,14 @@ int main(void)
         cmocka_unit_test(test_canonicalizer_output_is_used_and_its_failure_fails_closed),
         cmocka_unit_test(test_every_root_kind_is_rendered_generically),
         cmocka_unit_test(test_hostile_paths_never_change_the_profile),
+        cmocka_unit_test(test_golden_default_protected_set),
+        cmocka_unit_test(test_protection_is_rendered_in_every_mode),
+        cmocka_unit_test(test_home_paths_by_both_spellings_with_parents),
+        cmocka_unit_test(test_name_regex_shapes),
+        cmocka_unit_test(test_name_regex_refuses_hostile_patterns),
+        cmocka_unit_test(test_unrenderable_pattern_fails_the_plan),
+        cmocka_unit_test(test_name_regex_agrees_with_the_matcher),
+        cmocka_unit_test(test_explain_shows_protection_even_alone),
         cmocka_unit_test(test_argv_is_sandbox_exec_profile_params_then_command),
         cmocka_unit_test(test_argv_with_no_command_ends_with_double_dash),
         cmocka_unit_test(test_escaper_round_trips_and_stays_one_literal),
