@@ -392,10 +392,10 @@ static int regex_fail(sandbox_error *err, size_t index, const char *pattern)
     }
     /* The pattern itself is not echoed: it may hold control bytes. */
     return sbx_fail(err, SANDBOX_E_INVALID, 0,
-                    "protected pattern #%zu cannot be rendered as a Seatbelt rule (it contains "
+                    "protected pattern #%lu cannot be rendered as a Seatbelt rule (it contains "
                     "%s; allowed are ASCII letters, digits, * ? and  !#$%%&'()+,-.:;<=>@_`{|}~); "
                     "refusing to run rather than leave it unprotected",
-                    index + 1, at);
+                    (unsigned long)(index + 1), at);
 }
 
 /* Spec 003: protected-path denials, after every allowance so that they win

@@ -53,7 +53,18 @@ static void explain_json(const sbx_resolved *r, const sbx_win_plan *p, const cha
         sbx_win_grant_sddl(out, CONTAINER_SID_PLACEHOLDER);
         sbx_buf_add(out, "\"}");
     }
-    sbx_buf_printf(out, "],\"loopback_exempt\":%s,\"stricter_than_asked\":%s,",
+    sbx_buf_add(out, "],\"denies\":[");
+    for (i = 0; i < p->n_denies; i++) {
+        sbx_buf_printf(out, "%s{\"kind\":\"%s\",\"path\":", i ? "," : "",
+                       sbx_win_deny_kind_name(p->denies[i].kind));
+        sbx_buf_json_str(out, p->denies[i].path);
+        sbx_buf_printf(out, ",\"directory\":%s,\"sddl\":\"", p->denies[i].is_dir ? "true" : "false");
+        sbx_win_deny_sddl(out, &p->denies[i], CONTAINER_SID_PLACEHOLDER);
+        sbx_buf_add(out, "\"}");
+    }
+    sbx_buf_add(out, "],\"protected_paths\":");
+    sbx_protect_explain(r, SBX_WIN_PROTECT_MECHANISM, SBX_WIN_PROTECT_GAPS, 1, out);
+    sbx_buf_printf(out, ",\"loopback_exempt\":%s,\"stricter_than_asked\":%s,",
                    p->loopback_exempt ? "true" : "false", p->stricter ? "true" : "false");
     sbx_buf_add(out, "\"command_line\":");
     sbx_buf_json_str(out, p->command_line);
@@ -86,6 +97,17 @@ static void explain_text(const sbx_resolved *r, const sbx_win_plan *p, sbx_buf *
             sbx_win_grant_sddl(out, CONTAINER_SID_PLACEHOLDER);
             sbx_buf_add(out, "\n");
         }
+        if (p->n_denies)
+            sbx_buf_add(out, "deny ACEs for the container SID (set before the command starts, "
+                             "removed when it ends):\n");
+        for (i = 0; i < p->n_denies; i++) {
+            sbx_buf_printf(out, "  %-10s ", sbx_win_deny_kind_name(p->denies[i].kind));
+            sbx_buf_json_str(out, p->denies[i].path);
+            sbx_buf_add(out, " ");
+            sbx_win_deny_sddl(out, &p->denies[i], CONTAINER_SID_PLACEHOLDER);
+            sbx_buf_add(out, "\n");
+        }
+        sbx_protect_explain(r, SBX_WIN_PROTECT_MECHANISM, SBX_WIN_PROTECT_GAPS, 0, out);
         if (p->loopback_exempt)
             sbx_buf_add(out, "loopback: exempted for the container (best effort)\n");
         if (p->stricter)
@@ -101,9 +123,17 @@ int sbx_windows_explain(const sbx_resolved *r, const char *const argv[], int jso
                         sandbox_error *err)
 {
     sbx_win_plan plan;
+    struct sbx_win_fs fs;
     int rc = sbx_win_plan_build(r, argv, &plan, err);
     if (rc != SANDBOX_OK)
         return rc;
+    /* The same walk the backend does, on this host's file system. */
+    sbx_win_fs_host(&fs);
+    rc = sbx_win_plan_protect(r, &fs, &plan, err);
+    if (rc != SANDBOX_OK) {
+        sbx_win_plan_free(&plan);
+        return rc;
+    }
     if (json)
         explain_json(r, &plan, argv, out);
     else

@@ -38,6 +38,9 @@ void sbx_win_plan_free(sbx_win_plan *plan)
     for (i = 0; i < plan->n_grants; i++)
         free(plan->grants[i].path);
     free(plan->grants);
+    for (i = 0; i < plan->n_denies; i++)
+        free(plan->denies[i].path);
+    free(plan->denies);
     free(plan->command_line);
     memset(plan, 0, sizeof *plan);
 }
@@ -121,7 +124,10 @@ int sbx_win_plan_build(const sbx_resolved *r, const char *const argv[], sbx_win_
     if (!plan->command_line)
         return err ? err->code : SANDBOX_E_INVALID;
 
-    if (r->network == SANDBOX_NETWORK_ALLOW && r->filesystem == SANDBOX_FS_UNRESTRICTED)
+    /* Protection alone still needs the container: a deny ACE for its SID
+     * means nothing to a process that runs without one. */
+    if (r->network == SANDBOX_NETWORK_ALLOW && r->filesystem == SANDBOX_FS_UNRESTRICTED &&
+        !r->protected_paths_blocked)
         return SANDBOX_OK; /* nothing asked: no container */
     plan->contained = 1;
 
@@ -156,6 +162,211 @@ int sbx_win_plan_build(const sbx_resolved *r, const char *const argv[], sbx_win_
         return sbx_fail(err, rc, 0, "out of memory while planning the AppContainer grants");
     }
     return SANDBOX_OK;
+}
+
+/* ---- protected paths: deny ACEs ---- */
+
+unsigned sbx_win_deny_mask(int kind)
+{
+    switch (kind) {
+    case SBX_WIN_DENY_ALL: return SBX_WIN_DENY_ALL_MASK;
+    case SBX_WIN_DENY_WRITE: return SBX_WIN_DENY_WRITE_MASK;
+    default: return SBX_WIN_DENY_PARENT_MASK;
+    }
+}
+
+const char *sbx_win_deny_kind_name(int kind)
+{
+    switch (kind) {
+    case SBX_WIN_DENY_ALL: return "read-write";
+    case SBX_WIN_DENY_WRITE: return "write";
+    default: return "parent";
+    }
+}
+
+void sbx_win_deny_sddl(sbx_buf *out, const struct sbx_win_deny *d, const char *sid)
+{
+    /* A parent's DELETE is about the directory itself, never its contents. */
+    int inherit = d->is_dir && d->kind != SBX_WIN_DENY_PARENT;
+    sbx_buf_printf(out, "(D;%s;0x%x;;;%s)", inherit ? "OICI" : "", sbx_win_deny_mask(d->kind), sid);
+}
+
+/* Add or strengthen the deny for `path` (ALL beats WRITE beats PARENT). */
+static int add_deny(sbx_win_plan *plan, const char *path, size_t len, int kind, int is_dir)
+{
+    struct sbx_win_deny *grown;
+    char *copy;
+    size_t i;
+    copy = malloc(len + 1);
+    if (!copy)
+        return SANDBOX_E_NOMEM;
+    memcpy(copy, path, len);
+    copy[len] = '\0';
+    for (i = 0; i < plan->n_denies; i++) {
+        if (same_path(plan->denies[i].path, copy)) {
+            if (kind < plan->denies[i].kind)
+                plan->denies[i].kind = kind;
+            plan->denies[i].is_dir |= is_dir;
+            free(copy);
+            return SANDBOX_OK;
+        }
+    }
+    grown = realloc(plan->denies, (plan->n_denies + 1) * sizeof *grown);
+    if (!grown) {
+        free(copy);
+        return SANDBOX_E_NOMEM;
+    }
+    plan->denies = grown;
+    grown[plan->n_denies].path = copy;
+    grown[plan->n_denies].kind = kind;
+    grown[plan->n_denies].is_dir = is_dir;
+    plan->n_denies++;
+    return SANDBOX_OK;
+}
+
+/* Windows-style paths separate with '\\' (and '/'); a path that starts with
+ * '/' is a POSIX path (explain on another host), where '\\' is a name byte. */
+static int win_style(const char *path)
+{
+    return path[0] != '/';
+}
+
+/* DELETE on every parent of path[0..len) down to `stop` bytes (the root, or
+ * home plus its separator when `exclusive`). */
+static int add_parents(sbx_win_plan *plan, const char *path, size_t stop, int exclusive)
+{
+    int bs = win_style(path), rc = SANDBOX_OK;
+    size_t len = strlen(path);
+    while (rc == SANDBOX_OK) {
+        while (len > 0 && path[len - 1] != '/' && !(bs && path[len - 1] == '\\'))
+            len--;
+        if (len == 0)
+            break;
+        len--; /* drop the separator: the parent is path[0..len) */
+        /* "C:\" keeps its separator; a drive root is never renamed anyway. */
+        if (len < stop || (exclusive && len == stop) || len == 0 || (len == 2 && path[1] == ':'))
+            break;
+        rc = add_deny(plan, path, len, SBX_WIN_DENY_PARENT, 1);
+    }
+    return rc;
+}
+
+struct walk {
+    const sbx_resolved *r;
+    const struct sbx_win_fs *fs;
+    sbx_win_plan *plan;
+    sandbox_error *err;
+    const char *root;
+    sbx_buf path; /* the directory being listed, then + sep + name */
+    char sep;
+    int rc;
+};
+
+static int walk_dir(struct walk *w);
+
+static int walk_entry(void *arg, const char *name, int is_dir, int is_link)
+{
+    struct walk *w = arg;
+    size_t keep = w->path.len;
+    int kind;
+    if (w->path.len == 0 || w->path.data[w->path.len - 1] != w->sep)
+        sbx_buf_addn(&w->path, &w->sep, 1);
+    sbx_buf_add(&w->path, name);
+    if (w->path.oom)
+        return w->rc = SANDBOX_E_NOMEM;
+    kind = sbx_protect_match_tail(w->r->protect, w->r->n_protect, w->path.data, w->path.len,
+                                  w->sep == '\\');
+    if (kind >= 0) {
+        /* A match is denied as a whole (inherited below a directory), so
+         * nothing beneath it needs a walk. */
+        w->rc = add_deny(w->plan, w->path.data, w->path.len,
+                         kind == SANDBOX_PROTECT_WRITE ? SBX_WIN_DENY_WRITE : SBX_WIN_DENY_ALL,
+                         is_dir);
+        if (w->rc == SANDBOX_OK) {
+            w->path.data[w->path.len] = '\0';
+            w->rc = add_parents(w->plan, w->path.data, strlen(w->root), 0);
+        }
+    } else if (is_dir && !is_link) {
+        /* Reparse points (junctions, symlinks) are not followed: their target
+         * is outside this root, or walked as its own root. */
+        w->rc = walk_dir(w);
+    }
+    w->path.len = keep;
+    w->path.data[keep] = '\0';
+    return w->rc;
+}
+
+static int walk_dir(struct walk *w)
+{
+    int got;
+    w->path.data[w->path.len] = '\0';
+    got = w->fs->list(w->fs->ctx, w->path.data, walk_entry, w);
+    if (w->rc != SANDBOX_OK)
+        return w->rc;
+    if (got < 0)
+        return w->rc = sbx_fail(w->err, SANDBOX_E_SYSTEM, 0,
+                                "cannot list '%s' to find protected paths; refusing to run "
+                                "rather than leave them readable",
+                                w->path.data);
+    return SANDBOX_OK; /* 1: access denied, unreachable for the container too */
+}
+
+int sbx_win_plan_protect(const sbx_resolved *r, const struct sbx_win_fs *fs, sbx_win_plan *plan,
+                         sandbox_error *err)
+{
+    size_t i, home_len = r->home_dir ? strlen(r->home_dir) : 0;
+    int rc = SANDBOX_OK;
+    if (!plan->contained || !r->protected_paths_blocked)
+        return SANDBOX_OK;
+    /* The grants are exactly what the container can reach besides the
+     * system's own readable folders, so they are what is walked (the
+     * stricter --no-network plan walks only its two grants). */
+    for (i = 0; rc == SANDBOX_OK && i < plan->n_grants; i++) {
+        struct walk w;
+        memset(&w, 0, sizeof w);
+        w.r = r;
+        w.fs = fs;
+        w.plan = plan;
+        w.err = err;
+        w.root = plan->grants[i].path;
+        w.sep = win_style(w.root) ? '\\' : '/';
+        sbx_buf_init(&w.path);
+        sbx_buf_add(&w.path, w.root);
+        if (w.path.oom)
+            rc = SANDBOX_E_NOMEM;
+        else if (fs->kind(fs->ctx, w.root) == 1)
+            rc = walk_dir(&w);
+        sbx_buf_free(&w.path);
+    }
+    for (i = 0; rc == SANDBOX_OK && i < r->n_protect_home; i++) {
+        char *path = sbx_strdup(r->protect_home[i].pattern), *c;
+        int k;
+        if (!path) {
+            rc = SANDBOX_E_NOMEM;
+            break;
+        }
+        /* "~/.config/gh" resolves to "C:\Users\me\.config/gh": one
+         * separator, so the parents are found and the plan reads plainly. */
+        for (c = path; win_style(path) && *c; c++)
+            if (*c == '/')
+                *c = '\\';
+        k = fs->kind(fs->ctx, path);
+        if (k < 0) {
+            free(path);
+            continue; /* only what exists at launch: documented */
+        }
+        rc = add_deny(plan, path, strlen(path),
+                      r->protect_home[i].kind == SANDBOX_PROTECT_WRITE ? SBX_WIN_DENY_WRITE
+                                                                       : SBX_WIN_DENY_ALL,
+                      k == 1);
+        if (rc == SANDBOX_OK && home_len && sbx_strncasecmp_ascii(path, r->home_dir, home_len) == 0 &&
+            (path[home_len] == '\\' || path[home_len] == '/'))
+            rc = add_parents(plan, path, home_len, 1);
+        free(path);
+    }
+    if (rc == SANDBOX_E_NOMEM)
+        return sbx_fail(err, SANDBOX_E_NOMEM, 0, "out of memory while planning the deny ACEs");
+    return rc;
 }
 
 /* ---- command-line quoting ----

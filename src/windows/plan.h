@@ -28,6 +28,53 @@ struct sbx_win_grant {
     int kind; /* enum sbx_root_kind */
 };
 
+/* Protected paths (docs/protected-paths.md): deny ACEs for the container SID,
+ * which beat the inherited allow ACE of a grant (explicit ACEs come first in
+ * a canonical DACL, and a deny ACE that matches ends the access check).
+ *
+ * Specific rights, never GENERIC_*: a generic bit stored in an ACE is mapped
+ * only by some of the APIs that write ACLs, and an unmapped one matches no
+ * requested right, so a "deny GENERIC_ALL" could silently deny nothing. */
+/* FILE_ALL_ACCESS: every right, including DELETE and FILE_READ_ATTRIBUTES. */
+#define SBX_WIN_DENY_ALL_MASK 0x1f01ffu
+/* FILE_GENERIC_WRITE | DELETE | FILE_DELETE_CHILD | WRITE_DAC | WRITE_OWNER,
+ * without SYNCHRONIZE and READ_CONTROL: FILE_GENERIC_WRITE carries both, and
+ * FILE_GENERIC_READ asks for SYNCHRONIZE too, so denying them would make .git
+ * unreadable, which the write kind promises it stays. */
+#define SBX_WIN_DENY_WRITE_MASK 0xd0156u
+/* DELETE alone on each parent: renaming or moving a directory opens it for
+ * DELETE, so the parents of a protected path cannot be renamed away, and the
+ * ACEs can be found again by path to be removed after the run. */
+#define SBX_WIN_DENY_PARENT_MASK 0x10000u
+
+enum sbx_win_deny_kind {
+    SBX_WIN_DENY_ALL,    /* SANDBOX_PROTECT_ALL: neither readable nor writable */
+    SBX_WIN_DENY_WRITE,  /* SANDBOX_PROTECT_WRITE: readable, never writable */
+    SBX_WIN_DENY_PARENT  /* a parent of a protected path: not renamable */
+};
+
+struct sbx_win_deny {
+    char *path;
+    int kind;   /* enum sbx_win_deny_kind */
+    int is_dir; /* 1: the ACE is inherited by everything below (OICI) */
+};
+
+/* The file system as the plan sees it: real on Windows (FindFirstFileExW),
+ * POSIX on other hosts (so --explain --target windows shows real matches),
+ * and fakes in the unit tests. */
+struct sbx_win_fs {
+    /* 0: a file, 1: a directory, -1: missing (or not reachable). */
+    int (*kind)(void *ctx, const char *path);
+    /* Call each(arg, name, is_dir, is_link) for every entry but "." and "..".
+     * Returns 0, 1 when the directory cannot be listed because access is
+     * denied (the container, which also needs the user's own access, cannot
+     * list it either), or -1 on any other error. A nonzero return of `each`
+     * stops the listing and is returned. */
+    int (*list)(void *ctx, const char *dir,
+                int (*each)(void *arg, const char *name, int is_dir, int is_link), void *arg);
+    void *ctx;
+};
+
 typedef struct sbx_win_plan {
     int contained; /* 0: the policy asks for nothing; the command runs as is */
     int caps[SBX_WIN_MAX_CAPS];
@@ -36,6 +83,8 @@ typedef struct sbx_win_plan {
     size_t n_grants;
     int loopback_exempt; /* exempt the container from the loopback block */
     int stricter;        /* Windows grants less than asked (see sbx_win_plan_build) */
+    struct sbx_win_deny *denies; /* filled by sbx_win_plan_protect, applied after the grants */
+    size_t n_denies;
     char *command_line;  /* UTF-8; converted to UTF-16 only at spawn time */
 } sbx_win_plan;
 
@@ -45,6 +94,33 @@ typedef struct sbx_win_plan {
 int sbx_win_plan_build(const sbx_resolved *r, const char *const argv[], sbx_win_plan *plan,
                        sandbox_error *err);
 void sbx_win_plan_free(sbx_win_plan *plan);
+
+/* Plan the deny ACEs of r's protected paths: walk every granted root (what
+ * the container can reach) for entries that match r->protect
+ * (sbx_protect_match_tail, '\\' separating in Windows paths), without
+ * descending into a match or following a reparse point, add the existing
+ * r->protect_home paths, then DELETE on every parent of a match up to and
+ * including its root (up to, not including, home for home paths). Only what
+ * exists now is covered. Returns SANDBOX_OK (nothing to do when nothing is
+ * protected), SANDBOX_E_NOMEM, or SANDBOX_E_SYSTEM when a directory cannot be
+ * listed for another reason than access denied. */
+int sbx_win_plan_protect(const sbx_resolved *r, const struct sbx_win_fs *fs, sbx_win_plan *plan,
+                         sandbox_error *err);
+/* How protected paths are enforced on Windows, and what that leaves open: the
+ * words of --self-test and --explain (docs/protected-paths.md). */
+#define SBX_WIN_PROTECT_MECHANISM "appcontainer+deny-aces"
+#define SBX_WIN_PROTECT_GAPS                                                                       \
+    "names created after launch (only files that exist at launch get a deny ACE); the ACEs "      \
+    "are on the real files until the command ends, and a killed launcher leaves them behind "    \
+    "(naming a deleted per-run SID)"
+/* The host's file system (src/windows/scan.c). */
+void sbx_win_fs_host(struct sbx_win_fs *fs);
+/* The rights one deny ACE takes away. */
+unsigned sbx_win_deny_mask(int kind);
+/* Append the deny ACE as SDDL: "(D;OICI;0x1f01ff;;;SID)"; no inheritance
+ * flags for files and parents. */
+void sbx_win_deny_sddl(sbx_buf *out, const struct sbx_win_deny *d, const char *sid);
+const char *sbx_win_deny_kind_name(int kind);
 
 /* "S-1-15-3-1" and "internetClient" for a capability. */
 const char *sbx_win_cap_sid(int cap);

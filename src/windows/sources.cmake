@@ -2,6 +2,7 @@
 set(SBX_WINDOWS_PORTABLE_SOURCES
   ${PROJECT_SOURCE_DIR}/src/windows/plan.c
   ${PROJECT_SOURCE_DIR}/src/windows/explain.c
+  ${PROJECT_SOURCE_DIR}/src/windows/scan.c
 )
 # Windows-only: the AppContainer calls.
 set(SBX_WINDOWS_BACKEND_SOURCES

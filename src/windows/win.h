@@ -30,9 +30,15 @@ struct sbx_win_api {
 };
 
 #ifdef SBX_TEST_HOOKS
+struct sbx_win_run;
 /* Compiled only into the test build of the library. */
 struct sbx_win_hooks {
     const char *fail_step; /* this step fails as if Windows refused it */
+    int fail_skip;         /* ...after this many of its occurrences succeeded */
+    /* Called when the process step begins, with every grant and deny in
+     * place: lets a test look at the ACLs the command would start with. */
+    void (*before_process)(struct sbx_win_run *run, void *arg);
+    void *arg;
     int fake_container;    /* skip the profile (wine has none) and use a fixed SID */
     char trace[1024];      /* the steps done and undone, space-separated */
 };
@@ -50,6 +56,8 @@ struct sbx_win_run {
     SID_AND_ATTRIBUTES caps[SBX_WIN_MAX_CAPS];
     wchar_t **grant_paths; /* UTF-16 copies of plan.grants[i].path */
     size_t n_granted;      /* grants in force: a prefix of plan.grants */
+    wchar_t **deny_paths;  /* UTF-16 copies of plan.denies[i].path */
+    size_t n_denied;       /* deny ACEs in force: a prefix of plan.denies */
     int loopback_added;
     HANDLE process;
     DWORD pid;
@@ -63,8 +71,13 @@ struct sbx_win_run {
 int sbx_win_run_start(struct sbx_win_run *run, const sandbox_policy *policy,
                       const char *const argv[], const char *const envp[],
                       const sandbox_spawn_options *options, sandbox_error *err);
-/* Revoke grants, drop the loopback exemption, delete the profile, free. */
+/* Remove the deny ACEs, revoke grants, drop the loopback exemption, delete
+ * the profile, free. */
 void sbx_win_run_undo(struct sbx_win_run *run);
+/* The explicit ACEs for `sid` on `path` whose type is ACCESS_DENIED_ACE_TYPE
+ * (deny) or ACCESS_ALLOWED_ACE_TYPE (allow), or -1 when the DACL cannot be
+ * read. For the tests: nothing of a run may be left after it. */
+int sbx_win_count_aces(const wchar_t *path, PSID sid, int deny);
 /* 1 under wine (ntdll exports wine_get_version): nothing is enforced there. */
 int sbx_win_is_wine(void);
 

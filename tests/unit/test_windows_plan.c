@@ -345,6 +345,303 @@ static void test_explain_json_for_windows(void **state)
     sandbox_policy_free(p);
 }
 
+/* ---- protected paths: deny ACEs ---- */
+
+/* A fake file system: a fixed table, looked up by exact path. */
+struct fake_entry {
+    const char *path;
+    int is_dir, is_link;
+};
+
+struct fake_fs {
+    const struct fake_entry *e;
+    size_t n;
+    const char *unlistable; /* list() fails with -1 */
+    const char *denied;     /* list() says access denied (1) */
+    int listed;             /* how many list() calls */
+};
+
+static int fake_kind(void *ctx, const char *path)
+{
+    const struct fake_fs *f = ctx;
+    size_t i;
+    for (i = 0; i < f->n; i++)
+        if (strcmp(f->e[i].path, path) == 0)
+            return f->e[i].is_dir ? 1 : 0;
+    return -1;
+}
+
+static int fake_list(void *ctx, const char *dir,
+                     int (*each)(void *arg, const char *name, int is_dir, int is_link), void *arg)
+{
+    struct fake_fs *f = ctx;
+    size_t i, n = strlen(dir);
+    int rc;
+    f->listed++;
+    if (f->unlistable && strcmp(dir, f->unlistable) == 0)
+        return -1;
+    if (f->denied && strcmp(dir, f->denied) == 0)
+        return 1;
+    for (i = 0; i < f->n; i++) {
+        const char *p = f->e[i].path;
+        if (strncmp(p, dir, n) == 0 && p[n] == '\\' && !strchr(p + n + 1, '\\')) {
+            rc = each(arg, p + n + 1, f->e[i].is_dir, f->e[i].is_link);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static int posix_fake_list(void *ctx, const char *dir,
+                           int (*each)(void *arg, const char *name, int is_dir, int is_link),
+                           void *arg)
+{
+    struct fake_fs *f = ctx;
+    size_t i, n = strlen(dir);
+    int rc;
+    f->listed++;
+    for (i = 0; i < f->n; i++) {
+        const char *p = f->e[i].path;
+        if (strncmp(p, dir, n) == 0 && p[n] == '/' && !strchr(p + n + 1, '/')) {
+            rc = each(arg, p + n + 1, f->e[i].is_dir, f->e[i].is_link);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static const struct fake_entry tree[] = {
+    {"C:\\proj", 1, 0},
+    {"C:\\proj\\.env", 0, 0},
+    {"C:\\proj\\env.md", 0, 0},
+    {"C:\\proj\\main.c", 0, 0},
+    {"C:\\proj\\conf", 1, 0},
+    {"C:\\proj\\conf\\.env.local", 0, 0},
+    {"C:\\proj\\sub", 1, 0},
+    {"C:\\proj\\sub\\.ENV", 0, 0},
+    {"C:\\proj\\keys", 1, 0},
+    {"C:\\proj\\keys\\ID_RSA", 0, 0},
+    {"C:\\proj\\keys\\id_rsa.pub", 0, 0},
+    {"C:\\proj\\.git", 1, 0},
+    {"C:\\proj\\.git\\config", 0, 0},
+    {"C:\\proj\\.ssh", 1, 0},
+    {"C:\\proj\\.ssh\\config", 0, 0},
+    {"C:\\proj\\link", 1, 1}, /* a junction: never followed */
+    {"C:\\proj\\link\\.env", 0, 0},
+    {"C:\\Temp", 1, 0},
+    {"C:\\Temp\\server.pem", 0, 0},
+    {"C:\\Users\\me", 1, 0},
+    {"C:\\Users\\me\\.ssh", 1, 0},
+    {"C:\\Users\\me\\.config", 1, 0},
+    {"C:\\Users\\me\\.config\\gh", 1, 0},
+};
+
+static sandbox_policy *protect_policy(int net, int fs)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    assert_non_null(p);
+    sandbox_policy_set_network(p, net);
+    sandbox_policy_set_filesystem(p, fs);
+    sandbox_policy_set_project_root(p, "C:\\proj");
+    sandbox_policy_set_working_dir(p, "C:\\proj");
+    sandbox_policy_set_temp_dir(p, "C:\\Temp");
+    assert_int_equal(setenv("USERPROFILE", "C:\\Users\\me", 1), 0);
+    assert_int_equal(sandbox_policy_protect_defaults(p), SANDBOX_OK);
+    return p;
+}
+
+static int protect_plan(sandbox_policy *p, struct fake_fs *f, sbx_win_plan *plan,
+                        sandbox_error *err)
+{
+    const char *argv[] = {"cmd.exe", "/c", "type .env", NULL};
+    struct sbx_win_fs fs;
+    sbx_resolved r;
+    int rc;
+    fs.kind = fake_kind;
+    fs.list = fake_list;
+    fs.ctx = f;
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_WINDOWS, &r, err), SANDBOX_OK);
+    rc = sbx_win_plan_build(&r, argv, plan, err);
+    if (rc == SANDBOX_OK)
+        rc = sbx_win_plan_protect(&r, &fs, plan, err);
+    sbx_resolved_free(&r);
+    return rc;
+}
+
+static const struct sbx_win_deny *find_deny(const sbx_win_plan *plan, const char *path)
+{
+    size_t i;
+    for (i = 0; i < plan->n_denies; i++)
+        if (strcmp(plan->denies[i].path, path) == 0)
+            return &plan->denies[i];
+    return NULL;
+}
+
+static void expect_deny(const sbx_win_plan *plan, const char *path, const char *sddl)
+{
+    const struct sbx_win_deny *d = find_deny(plan, path);
+    sbx_buf b;
+    char *got;
+    if (!d)
+        fail_msg("no deny planned for %s", path);
+    sbx_buf_init(&b);
+    sbx_win_deny_sddl(&b, d, "S-1-15-2-1");
+    got = sbx_buf_take(&b);
+    assert_string_equal(got, sddl);
+    free(got);
+}
+
+static void test_denies_for_existing_matches_and_their_parents(void **state)
+{
+    sandbox_policy *p = protect_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0};
+    sbx_win_plan plan;
+    sandbox_error err;
+    (void)state;
+    assert_int_equal(protect_plan(p, &f, &plan, &err), SANDBOX_OK);
+    /* Secrets: every right, inherited below a directory. */
+    expect_deny(&plan, "C:\\proj\\.env", "(D;;0x1f01ff;;;S-1-15-2-1)");
+    expect_deny(&plan, "C:\\proj\\conf\\.env.local", "(D;;0x1f01ff;;;S-1-15-2-1)");
+    expect_deny(&plan, "C:\\proj\\sub\\.ENV", "(D;;0x1f01ff;;;S-1-15-2-1)");
+    expect_deny(&plan, "C:\\proj\\keys\\ID_RSA", "(D;;0x1f01ff;;;S-1-15-2-1)");
+    expect_deny(&plan, "C:\\proj\\.ssh", "(D;OICI;0x1f01ff;;;S-1-15-2-1)");
+    expect_deny(&plan, "C:\\Temp\\server.pem", "(D;;0x1f01ff;;;S-1-15-2-1)");
+    /* .git: writes, deletes and ACL changes, inherited; never SYNCHRONIZE or
+     * READ_CONTROL, which reads need. */
+    expect_deny(&plan, "C:\\proj\\.git", "(D;OICI;0xd0156;;;S-1-15-2-1)");
+    assert_int_equal(SBX_WIN_DENY_WRITE_MASK & 0x100000u, 0); /* SYNCHRONIZE */
+    assert_int_equal(SBX_WIN_DENY_WRITE_MASK & 0x20000u, 0);  /* READ_CONTROL */
+    assert_int_equal(SBX_WIN_DENY_WRITE_MASK & 0x1u, 0);      /* FILE_READ_DATA */
+    /* Parents up to and including the root: DELETE, not inherited. */
+    expect_deny(&plan, "C:\\proj", "(D;;0x10000;;;S-1-15-2-1)");
+    expect_deny(&plan, "C:\\proj\\conf", "(D;;0x10000;;;S-1-15-2-1)");
+    expect_deny(&plan, "C:\\proj\\sub", "(D;;0x10000;;;S-1-15-2-1)");
+    expect_deny(&plan, "C:\\proj\\keys", "(D;;0x10000;;;S-1-15-2-1)");
+    expect_deny(&plan, "C:\\Temp", "(D;;0x10000;;;S-1-15-2-1)");
+    /* Home paths that exist, and their parents below home. */
+    expect_deny(&plan, "C:\\Users\\me\\.ssh", "(D;OICI;0x1f01ff;;;S-1-15-2-1)");
+    expect_deny(&plan, "C:\\Users\\me\\.config\\gh", "(D;OICI;0x1f01ff;;;S-1-15-2-1)");
+    expect_deny(&plan, "C:\\Users\\me\\.config", "(D;;0x10000;;;S-1-15-2-1)");
+    /* Not: unprotected names, a missing home path, home itself, anything
+     * beneath a match or behind a junction. */
+    assert_null(find_deny(&plan, "C:\\proj\\env.md"));
+    assert_null(find_deny(&plan, "C:\\proj\\main.c"));
+    assert_null(find_deny(&plan, "C:\\proj\\keys\\id_rsa.pub"));
+    assert_null(find_deny(&plan, "C:\\Users\\me\\.kube"));
+    assert_null(find_deny(&plan, "C:\\Users\\me"));
+    assert_null(find_deny(&plan, "C:\\proj\\.git\\config"));
+    assert_null(find_deny(&plan, "C:\\proj\\.ssh\\config"));
+    assert_null(find_deny(&plan, "C:\\proj\\link\\.env"));
+    assert_int_equal(plan.n_denies, 15); /* 6 secrets, .git, 5 parents, 2 home, 1 home parent */
+    sbx_win_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+static void test_protection_alone_needs_a_container(void **state)
+{
+    sandbox_policy *p = protect_policy(SANDBOX_NETWORK_ALLOW, SANDBOX_FS_UNRESTRICTED);
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0};
+    sbx_win_plan plan;
+    sandbox_error err;
+    (void)state;
+    assert_int_equal(protect_plan(p, &f, &plan, &err), SANDBOX_OK);
+    assert_true(plan.contained);
+    assert_int_equal(plan.n_caps, 3);
+    assert_true(plan.stricter);
+    assert_non_null(find_deny(&plan, "C:\\proj\\.env"));
+    sbx_win_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+static void test_no_protection_walks_nothing(void **state)
+{
+    sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0};
+    sbx_win_plan plan;
+    sandbox_error err;
+    (void)state;
+    assert_int_equal(protect_plan(p, &f, &plan, &err), SANDBOX_OK);
+    assert_int_equal(plan.n_denies, 0);
+    assert_int_equal(f.listed, 0);
+    sbx_win_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+static void test_unlistable_directory_fails_closed_access_denied_is_skipped(void **state)
+{
+    sandbox_policy *p = protect_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], "C:\\proj\\keys", NULL, 0};
+    sbx_win_plan plan;
+    sandbox_error err;
+    (void)state;
+    assert_int_equal(protect_plan(p, &f, &plan, &err), SANDBOX_E_SYSTEM);
+    assert_non_null(strstr(err.message, "C:\\proj\\keys"));
+    sbx_win_plan_free(&plan);
+    /* Access denied: the container, which needs the user's access as well,
+     * cannot open it either. */
+    f.unlistable = NULL;
+    f.denied = "C:\\proj\\keys";
+    assert_int_equal(protect_plan(p, &f, &plan, &err), SANDBOX_OK);
+    assert_null(find_deny(&plan, "C:\\proj\\keys\\ID_RSA"));
+    assert_non_null(find_deny(&plan, "C:\\proj\\.env"));
+    sbx_win_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+static void test_posix_paths_use_slash_only(void **state)
+{
+    /* --explain --target windows on Linux walks a POSIX tree: '/' separates
+     * and the parents stop at the root. */
+    static const struct fake_entry posix[] = {
+        {"/w/p", 1, 0}, {"/w/p/a", 1, 0}, {"/w/p/a/.env", 0, 0}, {"/w/p/x\\.env", 0, 0},
+    };
+    struct fake_fs f = {posix, sizeof posix / sizeof posix[0], NULL, NULL, 0};
+    const char *argv[] = {"true", NULL};
+    sandbox_policy *p = sandbox_policy_new();
+    struct sbx_win_fs fs;
+    sbx_win_plan plan;
+    sbx_resolved r;
+    sandbox_error err;
+    (void)state;
+    sandbox_policy_set_filesystem(p, SANDBOX_FS_CONFINED);
+    sandbox_policy_set_project_root(p, "/w/p");
+    sandbox_policy_set_working_dir(p, "/w/p");
+    sandbox_policy_set_temp_dir(p, "/w/p");
+    sandbox_policy_protect_defaults(p);
+    fs.kind = fake_kind;
+    fs.list = posix_fake_list;
+    fs.ctx = &f;
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_WINDOWS, &r, &err), SANDBOX_OK);
+    assert_int_equal(sbx_win_plan_build(&r, argv, &plan, &err), SANDBOX_OK);
+    assert_int_equal(sbx_win_plan_protect(&r, &fs, &plan, &err), SANDBOX_OK);
+    assert_non_null(find_deny(&plan, "/w/p/a/.env"));
+    assert_non_null(find_deny(&plan, "/w/p/a"));
+    assert_non_null(find_deny(&plan, "/w/p"));
+    assert_null(find_deny(&plan, "/w/p/x\\.env")); /* one name on POSIX */
+    assert_null(find_deny(&plan, "/w"));
+    sbx_win_plan_free(&plan);
+    sbx_resolved_free(&r);
+    sandbox_policy_free(p);
+}
+
+static void test_explain_json_lists_denies(void **state)
+{
+    sandbox_policy *p = protect_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
+    const char *argv[] = {"cmd.exe", NULL};
+    sandbox_error err;
+    char *out = NULL;
+    (void)state;
+    /* C:\proj does not exist on this host: nothing to deny in it, but the
+     * protected set and the key are there. */
+    assert_int_equal(sandbox_explain(p, argv, SANDBOX_TARGET_WINDOWS, 1, &out, &err), SANDBOX_OK);
+    assert_non_null(strstr(out, "\"denies\":["));
+    assert_non_null(strstr(out, "\"protected_paths\":{\"blocked\":true,\"mechanism\":\"appcontainer+deny-aces\""));
+    sandbox_free(out);
+    sandbox_policy_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -361,6 +658,12 @@ int main(void)
         cmocka_unit_test(test_quoting_round_trips_random_arguments),
         cmocka_unit_test(test_program_name_with_a_quote_is_rejected),
         cmocka_unit_test(test_explain_json_for_windows),
+        cmocka_unit_test(test_denies_for_existing_matches_and_their_parents),
+        cmocka_unit_test(test_protection_alone_needs_a_container),
+        cmocka_unit_test(test_no_protection_walks_nothing),
+        cmocka_unit_test(test_unlistable_directory_fails_closed_access_denied_is_skipped),
+        cmocka_unit_test(test_posix_paths_use_slash_only),
+        cmocka_unit_test(test_explain_json_lists_denies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

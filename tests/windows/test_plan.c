@@ -209,6 +209,89 @@ static void test_self_test_says_read_only_is_not_enforced(struct sbx_harness *h)
     CHECK_STR(h, rep.network.mechanism, "appcontainer");
 }
 
+
+/* The real lister (FindFirstFileExW) walks a real tree: the matches, the
+ * parents up to the root, nothing beneath a match, nothing unprotected. */
+static void touch(const char *path)
+{
+    HANDLE f = CreateFileA(path, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+    if (f != INVALID_HANDLE_VALUE)
+        CloseHandle(f);
+}
+
+static const struct sbx_win_deny *deny_for(const sbx_win_plan *plan, const char *path)
+{
+    size_t i;
+    for (i = 0; i < plan->n_denies; i++)
+        if (_stricmp(plan->denies[i].path, path) == 0)
+            return &plan->denies[i];
+    return NULL;
+}
+
+static void test_protect_walk_on_this_file_system(struct sbx_harness *h)
+{
+    char t[MAX_PATH], root[MAX_PATH], p[8][MAX_PATH];
+    const char *argv[] = {"cmd.exe", NULL};
+    sandbox_policy *pol = sandbox_policy_new();
+    struct sbx_win_fs fs;
+    const struct sbx_win_deny *d;
+    sbx_win_plan plan;
+    sbx_resolved r;
+    sandbox_error err;
+    int i;
+    GetTempPathA(sizeof t, t);
+    snprintf(root, sizeof root, "%ssbx-walk-%lu", t, (unsigned long)GetCurrentProcessId());
+    snprintf(p[0], MAX_PATH, "%s\\.env", root);
+    snprintf(p[1], MAX_PATH, "%s\\conf", root);
+    snprintf(p[2], MAX_PATH, "%s\\conf\\.ENV.local", root);
+    snprintf(p[3], MAX_PATH, "%s\\.git", root);
+    snprintf(p[4], MAX_PATH, "%s\\.git\\config", root);
+    snprintf(p[5], MAX_PATH, "%s\\env.md", root);
+    snprintf(p[6], MAX_PATH, "%s\\keys", root);
+    snprintf(p[7], MAX_PATH, "%s\\keys\\server.pem", root);
+    CreateDirectoryA(root, NULL);
+    CreateDirectoryA(p[1], NULL);
+    CreateDirectoryA(p[3], NULL);
+    CreateDirectoryA(p[6], NULL);
+    touch(p[0]);
+    touch(p[2]);
+    touch(p[4]);
+    touch(p[5]);
+    touch(p[7]);
+    sandbox_policy_set_network(pol, SANDBOX_NETWORK_DENY);
+    sandbox_policy_set_filesystem(pol, SANDBOX_FS_CONFINED);
+    sandbox_policy_set_project_root(pol, root);
+    sandbox_policy_set_working_dir(pol, root);
+    sandbox_policy_set_temp_dir(pol, root);
+    sandbox_policy_protect_defaults(pol);
+    sbx_win_fs_host(&fs);
+    CHECK_INT(h, sbx_resolve(pol, SANDBOX_TARGET_WINDOWS, &r, &err), SANDBOX_OK);
+    CHECK_INT(h, sbx_win_plan_build(&r, argv, &plan, &err), SANDBOX_OK);
+    CHECK_INT(h, sbx_win_plan_protect(&r, &fs, &plan, &err), SANDBOX_OK);
+    d = deny_for(&plan, p[0]);
+    CHECK(h, d && d->kind == SBX_WIN_DENY_ALL && !d->is_dir);
+    d = deny_for(&plan, p[2]);
+    CHECK(h, d && d->kind == SBX_WIN_DENY_ALL);
+    d = deny_for(&plan, p[3]);
+    CHECK(h, d && d->kind == SBX_WIN_DENY_WRITE && d->is_dir);
+    d = deny_for(&plan, p[7]);
+    CHECK(h, d && d->kind == SBX_WIN_DENY_ALL);
+    d = deny_for(&plan, p[1]);
+    CHECK(h, d && d->kind == SBX_WIN_DENY_PARENT);
+    d = deny_for(&plan, root);
+    CHECK(h, d && d->kind == SBX_WIN_DENY_PARENT);
+    CHECK(h, deny_for(&plan, p[4]) == NULL); /* beneath .git: inherited, not walked */
+    CHECK(h, deny_for(&plan, p[5]) == NULL);
+    printf("    %lu deny ACEs planned\n", (unsigned long)plan.n_denies);
+    sbx_win_plan_free(&plan);
+    sbx_resolved_free(&r);
+    sandbox_policy_free(pol);
+    for (i = 7; i >= 0; i--)
+        if (!DeleteFileA(p[i]))
+            RemoveDirectoryA(p[i]);
+    RemoveDirectoryA(root);
+}
+
 int main(void)
 {
     struct sbx_harness h = {0, 0, 0};
@@ -223,5 +306,6 @@ int main(void)
     RUN(&h, test_explain_json_has_the_plan);
     RUN(&h, test_enforce_points_to_spawn);
     RUN(&h, test_self_test_says_read_only_is_not_enforced);
+    RUN(&h, test_protect_walk_on_this_file_system);
     return sbx_harness_finish(&h);
 }

@@ -1,0 +1,147 @@
+/* The host file system for the Windows plan's protected-path walk: Windows'
+ * own listing on Windows, POSIX elsewhere (so `--explain --target windows`
+ * on Linux shows the matches of the real directory it was given). */
+#if !defined(_WIN32)
+#  define _DEFAULT_SOURCE /* d_type, lstat */
+#endif
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(_WIN32)
+#  ifndef _WIN32_WINNT
+#    define _WIN32_WINNT 0x0A00
+#  endif
+#  define WIN32_LEAN_AND_MEAN
+#  include <windows.h>
+
+static wchar_t *wide(const char *s, const char *suffix)
+{
+    size_t ls = strlen(s), lx = strlen(suffix);
+    char *joined = malloc(ls + lx + 1);
+    wchar_t *w = NULL;
+    int n;
+    if (!joined)
+        return NULL;
+    memcpy(joined, s, ls);
+    memcpy(joined + ls, suffix, lx + 1);
+    n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, joined, -1, NULL, 0);
+    if (n > 0 && (w = malloc((size_t)n * sizeof *w)) != NULL &&
+        MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, joined, -1, w, n) != n) {
+        free(w);
+        w = NULL;
+    }
+    free(joined);
+    return w;
+}
+
+static int host_kind(void *ctx, const char *path)
+{
+    wchar_t *w = wide(path, "");
+    DWORD a;
+    (void)ctx;
+    if (!w)
+        return -1;
+    a = GetFileAttributesW(w);
+    free(w);
+    if (a == INVALID_FILE_ATTRIBUTES)
+        return -1;
+    return (a & FILE_ATTRIBUTE_DIRECTORY) ? 1 : 0;
+}
+
+static int host_list(void *ctx, const char *dir,
+                     int (*each)(void *arg, const char *name, int is_dir, int is_link), void *arg)
+{
+    size_t n = strlen(dir);
+    wchar_t *pattern = wide(dir, n && (dir[n - 1] == '\\' || dir[n - 1] == '/') ? "*" : "\\*");
+    WIN32_FIND_DATAW fd;
+    HANDLE h;
+    int rc = 0;
+    (void)ctx;
+    if (!pattern)
+        return -1;
+    h = FindFirstFileExW(pattern, FindExInfoBasic, &fd, FindExSearchNameMatch, NULL,
+                         FIND_FIRST_EX_LARGE_FETCH);
+    free(pattern);
+    if (h == INVALID_HANDLE_VALUE)
+        return GetLastError() == ERROR_ACCESS_DENIED ? 1 : -1;
+    do {
+        char name[MAX_PATH * 4];
+        if (wcscmp(fd.cFileName, L".") == 0 || wcscmp(fd.cFileName, L"..") == 0)
+            continue;
+        if (WideCharToMultiByte(CP_UTF8, 0, fd.cFileName, -1, name, sizeof name, NULL, NULL) <= 0) {
+            rc = -1;
+            break;
+        }
+        rc = each(arg, name, (fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0,
+                  (fd.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) != 0);
+    } while (rc == 0 && FindNextFileW(h, &fd));
+    if (rc == 0 && GetLastError() != ERROR_NO_MORE_FILES)
+        rc = -1;
+    FindClose(h);
+    return rc;
+}
+
+#else
+#  include <dirent.h>
+#  include <errno.h>
+#  include <sys/stat.h>
+
+static int host_kind(void *ctx, const char *path)
+{
+    struct stat st;
+    (void)ctx;
+    if (lstat(path, &st) != 0)
+        return -1;
+    return S_ISDIR(st.st_mode) ? 1 : 0;
+}
+
+static int host_list(void *ctx, const char *dir,
+                     int (*each)(void *arg, const char *name, int is_dir, int is_link), void *arg)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int rc = 0;
+    (void)ctx;
+    if (!d)
+        return errno == EACCES || errno == EPERM ? 1 : -1;
+    while (rc == 0 && (errno = 0, e = readdir(d)) != NULL) {
+        int is_dir = 0, is_link = 0;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (e->d_type == DT_UNKNOWN) {
+            struct stat st;
+            size_t ld = strlen(dir), ln = strlen(e->d_name);
+            char *full = malloc(ld + 1 + ln + 1);
+            if (!full) {
+                rc = -1;
+                break;
+            }
+            memcpy(full, dir, ld);
+            full[ld] = '/';
+            memcpy(full + ld + 1, e->d_name, ln + 1);
+            if (lstat(full, &st) == 0) {
+                is_dir = S_ISDIR(st.st_mode);
+                is_link = S_ISLNK(st.st_mode);
+            }
+            free(full);
+        } else {
+            is_dir = e->d_type == DT_DIR;
+            is_link = e->d_type == DT_LNK;
+        }
+        rc = each(arg, e->d_name, is_dir, is_link);
+    }
+    if (rc == 0 && errno != 0)
+        rc = -1;
+    closedir(d);
+    return rc;
+}
+#endif
+
+void sbx_win_fs_host(struct sbx_win_fs *fs)
+{
+    fs->kind = host_kind;
+    fs->list = host_list;
+    fs->ctx = NULL;
+}
