@@ -1,5 +1,6 @@
 /* The facade: validate, then hand over to the one backend this build has. */
 #include "backend.h"
+#include "describe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +210,43 @@ int sandbox_fs_confinement_available(void)
     return sbx_backend_fs_available();
 }
 
+/* Every target's explain output ends with the one-line description, added
+ * here once rather than in each target's renderer: "sandbox: ..." as the last
+ * text line, or a "describe" member as the last JSON member. For another
+ * platform the probes of this machine say nothing, so full support is
+ * assumed there. */
+static void add_description(const sbx_resolved *r, int host, int json, sbx_buf *b)
+{
+    struct sbx_avail a = {1, 1, 1, 1};
+    char line[SANDBOX_DESCRIBE_SIZE];
+    size_t end;
+    sbx_buf tail;
+
+    if (host)
+        sbx_describe_probe(&a);
+    sbx_describe_render(r, &a, line, sizeof line);
+    if (!json) {
+        sbx_buf_printf(b, "sandbox: %s\n", line);
+        return;
+    }
+    if (b->oom || !b->data)
+        return;
+    for (end = b->len; end > 0 && b->data[end - 1] != '}'; end--)
+        ;
+    if (end == 0)
+        return;
+    sbx_buf_init(&tail);
+    sbx_buf_addn(&tail, b->data + end - 1, b->len - (end - 1)); /* "}\n" */
+    b->len = end - 1;
+    sbx_buf_add(b, ",\"describe\":");
+    sbx_buf_json_str(b, line);
+    if (tail.data)
+        sbx_buf_addn(b, tail.data, tail.len);
+    else
+        b->oom = 1;
+    sbx_buf_free(&tail);
+}
+
 int sandbox_explain(const sandbox_policy *policy, const char *const argv[], int target, int json,
                     char **out, sandbox_error *err)
 {
@@ -233,6 +271,8 @@ int sandbox_explain(const sandbox_policy *policy, const char *const argv[], int 
     case SANDBOX_TARGET_WINDOWS: rc = sbx_windows_explain(&r, argv, json, &b, err); break;
     default: rc = sbx_linux_explain(&r, argv, json, &b, err); break;
     }
+    if (rc == SANDBOX_OK)
+        add_description(&r, sbx_is_host_target(target), json, &b);
     sbx_resolved_free(&r);
     if (rc == SANDBOX_OK) {
         *out = sbx_buf_take(&b);
