@@ -62,7 +62,7 @@ static const char *net_words(int network)
 static void put_roots(const sbx_resolved *r, char *buf, size_t size, size_t *len, int *full)
 {
     size_t i;
-    int temp = 0;
+    int temp = r->temp_dir != NULL; /* even when it lies inside the project */
     for (i = 0; i < r->n_roots; i++) {
         switch (r->roots[i].kind) {
         case SBX_ROOT_PROJECT:

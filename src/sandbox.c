@@ -210,17 +210,19 @@ int sandbox_fs_confinement_available(void)
     return sbx_backend_fs_available();
 }
 
-/* Every target's explain output ends with the one-line description, added
+/* Every target's explain output carries the one-line description, added
  * here once rather than in each target's renderer: "sandbox: ..." as the last
- * text line, or a "describe" member as the last JSON member. For another
- * platform the probes of this machine say nothing, so full support is
- * assumed there. */
+ * text line, and a "describe" member just before the closing "argv" member
+ * (or the closing brace), so each renderer's first and last members stay
+ * where their tests expect them. For another platform the probes of this
+ * machine say nothing, so full support is assumed there. */
 static void add_description(const sbx_resolved *r, int host, int json, sbx_buf *b)
 {
     struct sbx_avail a = {1, 1, 1, 1};
     char line[SANDBOX_DESCRIBE_SIZE];
-    size_t end;
-    sbx_buf tail;
+    const char *at = NULL, *p;
+    sbx_buf out;
+    size_t head;
 
     if (host)
         sbx_describe_probe(&a);
@@ -231,20 +233,20 @@ static void add_description(const sbx_resolved *r, int host, int json, sbx_buf *
     }
     if (b->oom || !b->data)
         return;
-    for (end = b->len; end > 0 && b->data[end - 1] != '}'; end--)
-        ;
-    if (end == 0)
+    for (p = b->data; (p = strstr(p, ",\"argv\":[")) != NULL; p++)
+        at = p; /* the last one: the top-level member every renderer ends with */
+    if (!at)
+        at = strrchr(b->data, '}');
+    if (!at || at == b->data)
         return;
-    sbx_buf_init(&tail);
-    sbx_buf_addn(&tail, b->data + end - 1, b->len - (end - 1)); /* "}\n" */
-    b->len = end - 1;
-    sbx_buf_add(b, ",\"describe\":");
-    sbx_buf_json_str(b, line);
-    if (tail.data)
-        sbx_buf_addn(b, tail.data, tail.len);
-    else
-        b->oom = 1;
-    sbx_buf_free(&tail);
+    head = (size_t)(at - b->data);
+    sbx_buf_init(&out);
+    sbx_buf_addn(&out, b->data, head);
+    sbx_buf_add(&out, ",\"describe\":");
+    sbx_buf_json_str(&out, line);
+    sbx_buf_addn(&out, b->data + head, b->len - head);
+    sbx_buf_free(b);
+    *b = out; /* an allocation failure stays sticky in out.oom */
 }
 
 int sandbox_explain(const sandbox_policy *policy, const char *const argv[], int target, int json,
