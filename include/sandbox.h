@@ -292,7 +292,7 @@ typedef struct sandbox_spawn_options {
 } sandbox_spawn_options;
 
 typedef struct sandbox_process {
-    long pid;        /* the child's process id (Linux: 0 once sandbox_wait() reaped it) */
+    long pid;        /* the child's process id (POSIX: 0 once sandbox_wait() reaped it) */
     void *handle;    /* Windows: the process HANDLE; NULL elsewhere */
     int enforcement; /* enum sandbox_enforcement: how the child was confined */
     void *backend;   /* Windows: what sandbox_wait undoes (ACL grants, profile); NULL elsewhere */
