@@ -58,28 +58,43 @@ static const char *net_words(int network)
                                                       : "network allowed";
 }
 
-/* "/p, /added, temporary directories": the roots a person cares about. */
+/* "/p, /added, temporary and cache directories": the roots a person cares
+ * about, in the resolver's order. */
 static void put_roots(const sbx_resolved *r, char *buf, size_t size, size_t *len, int *full)
 {
     size_t i;
-    int temp = r->temp_dir != NULL; /* even when it lies inside the project */
+    int temp = r->temp_dir != NULL, cache = 0, paths = 0; /* temp: even inside the project */
     for (i = 0; i < r->n_roots; i++) {
         switch (r->roots[i].kind) {
         case SBX_ROOT_PROJECT:
         case SBX_ROOT_ADDED:
         case SBX_ROOT_WORKDIR:
+        case SBX_ROOT_OUTPUT:
+            put(buf, size, len, full, paths++ ? ", " : "");
             put(buf, size, len, full, r->roots[i].path);
-            put(buf, size, len, full, ", ");
             break;
         case SBX_ROOT_TEMP:
         case SBX_ROOT_SYSTEM_TEMP:
             temp = 1;
             break;
+        case SBX_ROOT_CACHE:
+        case SBX_ROOT_PACKAGE:
+            cache = 1;
+            break;
         default:
             break; /* /dev: the discard devices and the terminal, not worth a word */
         }
     }
-    put(buf, size, len, full, temp ? "temporary directories" : "no temporary directory");
+    if (!temp && !cache) {
+        if (!paths)
+            put(buf, size, len, full, "no directory");
+        return;
+    }
+    put(buf, size, len, full, paths ? ", " : "");
+    put(buf, size, len, full,
+        temp && cache ? "temporary and cache directories"
+        : temp        ? "temporary directories"
+                      : "cache directories");
 }
 
 int sbx_describe_render(const sbx_resolved *r, const struct sbx_avail *a, char *buf, size_t size)
@@ -229,12 +244,21 @@ static int copy_out(char *buf, size_t size, const char *s)
 
 static int fs_sentence(const sandbox_policy *p, int windows, char *buf, size_t size)
 {
-    const char *root = p->project_root ? p->project_root : "the project directory";
-    snprintf(buf, size,
-             "the filesystem sandbox probably refused a %s outside %s%s and the temporary "
+    const char *root;
+    /* The directory the class writes besides its scratch (docs/classes.md). */
+    switch (p->klass) {
+    case SANDBOX_CLASS_RESEARCH: root = NULL; break;
+    case SANDBOX_CLASS_MEDIA: root = p->output_dir; break;
+    case SANDBOX_CLASS_TOOL_SERVER:
+        root = p->working_dir ? p->working_dir : "its working directory";
+        break;
+    default: root = p->project_root ? p->project_root : "the project directory"; break;
+    }
+    snprintf(buf, size, "the filesystem sandbox probably refused a %s outside %s%s%sthe temporary "
              "director%s.",
-             windows ? "file access" : "write", root,
-             p->n_add_dirs ? ", the added directories" : "", windows ? "y" : "ies");
+             windows ? "file access" : "write", root ? root : "",
+             p->n_add_dirs ? ", the added directories" : "", root ? " and " : "",
+             windows ? "y" : "ies");
     return SANDBOX_OK;
 }
 
@@ -258,7 +282,7 @@ int sandbox_describe_denial(const sandbox_policy *p, int target, int status,
 #endif
     }
     read_only = p->filesystem == SANDBOX_FS_READ_ONLY;
-    net_denied = p->network != SANDBOX_NETWORK_ALLOW || read_only;
+    net_denied = sbx_effective_network(p) != SANDBOX_NETWORK_ALLOW || read_only;
     fs_confined = p->filesystem != SANDBOX_FS_UNRESTRICTED;
 
     if (target == SANDBOX_TARGET_WINDOWS) {
@@ -340,8 +364,9 @@ const char *sandbox_unavailable_warning(const sandbox_policy *policy, int *once)
     } else if (sbx_policy_is_noop(policy)) {
         text = NULL;
     } else if ((policy->filesystem == SANDBOX_FS_READ_ONLY && !a.read_only) ||
-               (policy->network == SANDBOX_NETWORK_DENY && !a.network) ||
-               (policy->network == SANDBOX_NETWORK_INTERNET_ONLY && !a.internet_only)) {
+               (sbx_effective_network(policy) == SANDBOX_NETWORK_DENY && !a.network) ||
+               (sbx_effective_network(policy) == SANDBOX_NETWORK_INTERNET_ONLY &&
+                !a.internet_only)) {
         text = "the operating-system sandbox cannot enforce this policy on this system: "
                "commands run with your account's permissions.";
     } else if (policy->filesystem == SANDBOX_FS_CONFINED && !a.filesystem) {

@@ -40,6 +40,8 @@ static const char *render(const sandbox_policy *p, int target, const struct sbx_
     return buf;
 }
 
+const char *denial(const sandbox_policy *p, int target, int status, const char *tail);
+
 static const struct sbx_avail all = {1, 1, 1, 1};
 static const struct sbx_avail none = {0, 0, 0, 0};
 static const struct sbx_avail no_landlock = {1, 0, 0, 0};
@@ -74,6 +76,25 @@ static void test_sandbox_line_for_each_mode(void **state)
 
     p = policy(SANDBOX_NETWORK_ALLOW, SANDBOX_FS_UNRESTRICTED);
     assert_true(strncmp(render(p, SANDBOX_TARGET_LINUX, &all), "off: ", 5) == 0);
+    sandbox_policy_free(p);
+}
+
+static void test_sandbox_line_for_classes(void **state)
+{
+    sandbox_policy *p = policy(SANDBOX_NETWORK_ALLOW, SANDBOX_FS_CONFINED);
+    (void)state;
+    assert_int_equal(sandbox_policy_set_class(p, SANDBOX_CLASS_RESEARCH), SANDBOX_OK);
+    assert_string_equal(render(p, SANDBOX_TARGET_LINUX, &all),
+                        "on: writes only inside temporary directories; network allowed.");
+    assert_string_equal(denial(p, SANDBOX_TARGET_LINUX, EXITED(1), "Permission denied"),
+                        "the filesystem sandbox probably refused a write outside the temporary "
+                        "directories.");
+    assert_int_equal(sandbox_policy_set_class(p, SANDBOX_CLASS_OFFLINE), SANDBOX_OK);
+    /* offline denies the network whatever the network field says */
+    assert_string_equal(render(p, SANDBOX_TARGET_LINUX, &all),
+                        "on: writes only inside /work/p, temporary directories; no network.");
+    assert_true(strncmp(denial(p, SANDBOX_TARGET_LINUX, KILLED(31), NULL),
+                        "blocked by the network sandbox", 30) == 0);
     sandbox_policy_free(p);
 }
 
@@ -112,7 +133,7 @@ static void test_public_describe_checks_arguments_and_size(void **state)
 
 /* ---- denials ---- */
 
-static const char *denial(const sandbox_policy *p, int target, int status, const char *tail)
+const char *denial(const sandbox_policy *p, int target, int status, const char *tail)
 {
     static char buf[512];
     assert_int_equal(sandbox_describe_denial(p, target, status, tail, buf, sizeof buf), SANDBOX_OK);
@@ -277,6 +298,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sandbox_line_for_each_mode),
+        cmocka_unit_test(test_sandbox_line_for_classes),
         cmocka_unit_test(test_sandbox_line_follows_availability),
         cmocka_unit_test(test_public_describe_checks_arguments_and_size),
         cmocka_unit_test(test_linux_sigsys_under_network_deny_is_certain),
