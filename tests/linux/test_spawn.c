@@ -296,6 +296,74 @@ static void test_unpreparable_policy_fails_closed(void **state)
     sandbox_policy_free(p);
 }
 
+/* A Landlock-only plan, built the way sbx_linux_prepare builds its Landlock
+ * part: the spawned child is confined, the parent is not. Runs as soon as the
+ * kernel has Landlock, independently of the seccomp backend. */
+static void test_landlock_plan_confines_the_child_only(void **state)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    struct sbx_linux_plan plan;
+    sbx_resolved r;
+    sandbox_spawn_options o;
+    sandbox_process proc;
+    sandbox_error err;
+    char proj[] = "/tmp/sbx-spawn-ll-XXXXXX", outside[96], cmd[512], tail[1024], line[512];
+    const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+    const char *why;
+    int errp[2], status, fd;
+    ssize_t n;
+    size_t len;
+    (void)state;
+    if (sbx_landlock_abi(&why) <= 0)
+        skip();
+    assert_non_null(mkdtemp(proj));
+    snprintf(outside, sizeof outside, "/var/tmp/sbx-spawn-ll-out-%ld", (long)getpid());
+    unlink(outside);
+    sandbox_policy_set_filesystem(p, SANDBOX_FS_CONFINED);
+    sandbox_policy_set_project_root(p, proj);
+    sandbox_policy_set_working_dir(p, proj);
+    sandbox_policy_set_temp_dir(p, proj);
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
+    memset(&plan, 0, sizeof plan);
+    plan.ruleset_fd = -1;
+    assert_int_equal(sbx_landlock_prepare(&r, &plan.ruleset_fd, &plan.landlock_flags, line,
+                                          sizeof line, &err), SANDBOX_OK);
+    sbx_resolved_free(&r);
+    assert_true(plan.ruleset_fd >= 0);
+    snprintf(cmd, sizeof cmd, "echo in > %s/inside && echo out > %s", proj, outside);
+    assert_int_equal(pipe2(errp, O_CLOEXEC), 0);
+    sandbox_spawn_options_init(&o);
+    o.stderr_fd = errp[1];
+    assert_int_equal(sbx_linux_spawn_plan(&plan, SBX_SPAWN_DEFAULT, argv, NULL, &o, &proc, &err),
+                     SANDBOX_OK);
+    sbx_linux_plan_release(&plan);
+    close(errp[1]);
+    /* read to the end: closing early would kill the shell with SIGPIPE */
+    for (len = 0; (n = read(errp[0], tail + len, sizeof tail - 1 - len)) > 0;)
+        len += (size_t)n;
+    tail[len] = '\0';
+    close(errp[0]);
+    assert_int_equal(sandbox_wait(&proc, &status, &err), SANDBOX_OK);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) == 0)
+        fail_msg("the write outside was not refused: status %d, stderr '%s', landlock flags %u",
+                 status, tail, (unsigned)plan.landlock_flags);
+    assert_int_equal(access(outside, F_OK), -1);
+    snprintf(cmd, sizeof cmd, "%s/inside", proj);
+    assert_int_equal(access(cmd, F_OK), 0);
+    assert_int_equal(sandbox_describe_denial(p, SANDBOX_TARGET_LINUX, status, tail, line,
+                                             sizeof line), SANDBOX_OK);
+    assert_true(strncmp(line, "the filesystem sandbox probably refused a write outside", 55) == 0);
+    assert_non_null(strstr(line, proj));
+    /* the parent can still write there */
+    fd = open(outside, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(outside);
+    unlink(cmd);
+    rmdir(proj);
+    sandbox_policy_free(p);
+}
+
 /* ---- what reaches the command ---- */
 
 static char *read_all(int fd)
@@ -447,6 +515,7 @@ int main(void)
         cmocka_unit_test(test_bad_descriptors_are_refused_before_starting),
         cmocka_unit_test(test_failed_apply_step_surfaces_and_runs_nothing),
         cmocka_unit_test(test_unpreparable_policy_fails_closed),
+        cmocka_unit_test(test_landlock_plan_confines_the_child_only),
         cmocka_unit_test(test_stdio_keep_fds_workdir_and_envp_reach_the_command),
         cmocka_unit_test(test_swapped_stdio_sources_are_not_clobbered),
         cmocka_unit_test(test_signals_are_reset_in_the_child),
