@@ -198,19 +198,24 @@ static int run_reported(sandbox_policy *policy)
     size_t tlen = 0;
     ssize_t n;
     int errpipe[2], status = 0;
+    struct sigaction ign, old_int, old_quit;
     pid_t pid;
 
     if (pipe(errpipe) != 0) {
         fprintf(stderr, PROG ": cannot create a pipe: %s\n", strerror(errno));
         return EXIT_CANNOT_RUN;
     }
-    /* Like system(): a terminal's ^C and ^\\ are for the command. */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
+    /* Like system(): a terminal's ^C and ^\\ are for the command, which gets
+     * the dispositions the launcher inherited. */
+    ign.sa_handler = SIG_IGN;
+    ign.sa_flags = 0;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
     pid = fork();
     if (pid == 0) {
-        signal(SIGINT, SIG_DFL);
-        signal(SIGQUIT, SIG_DFL);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
         close(errpipe[0]);
         if (dup2(errpipe[1], 2) != 2)
             _exit(EXIT_CANNOT_RUN);
@@ -459,7 +464,7 @@ int main(int argc, char **argv)
 
 #ifdef _WIN32
     (void)result;
-    (void)report; /* --report is POSIX-only for now */
+    (void)report; /* --report is POSIX-only for now: accepted and ignored here */
     return run_spawned(policy, cmd);
 #else
     if (report && (rc = run_reported(policy)) >= 0)
