@@ -36,6 +36,7 @@ void sbx_describe_probe(struct sbx_avail *a)
     a->filesystem = rep.filesystem.available;
     a->read_only = rep.read_only.available;
     a->internet_only = rep.internet_only.available;
+    a->protected_paths = rep.protected_paths.available;
 }
 
 /* Append to a fixed buffer; remembers overflow in *full. */
@@ -114,6 +115,7 @@ int sbx_describe_render(const sbx_resolved *r, const struct sbx_avail *a, char *
     if ((r->filesystem == SANDBOX_FS_READ_ONLY && !a->read_only) ||
         (r->network == SANDBOX_NETWORK_DENY && !a->network) ||
         (r->network == SANDBOX_NETWORK_INTERNET_ONLY && !a->internet_only) ||
+        (r->protected_paths_blocked && !a->protected_paths) ||
         (r->filesystem == SANDBOX_FS_CONFINED && !a->filesystem &&
          r->network == SANDBOX_NETWORK_ALLOW)) {
         put(buf, size, &len, &full, "unavailable on this system.");
@@ -121,7 +123,10 @@ int sbx_describe_render(const sbx_resolved *r, const struct sbx_avail *a, char *
     }
     put(buf, size, &len, &full, "on: ");
     if (r->filesystem == SANDBOX_FS_READ_ONLY) {
-        put(buf, size, &len, &full, "read-only, no writes anywhere; no network.");
+        put(buf, size, &len, &full, "read-only, no writes anywhere; ");
+        if (r->protected_paths_blocked)
+            put(buf, size, &len, &full, "protected paths blocked; ");
+        put(buf, size, &len, &full, "no network.");
     } else if (r->filesystem == SANDBOX_FS_CONFINED && !a->filesystem) {
         /* Linux without Landlock: the network half runs, writes degrade. */
         put(buf, size, &len, &full, net_words(r->network));
@@ -130,6 +135,8 @@ int sbx_describe_render(const sbx_resolved *r, const struct sbx_avail *a, char *
         put(buf, size, &len, &full, "writes only inside ");
         put_roots(r, buf, size, &len, &full);
         put(buf, size, &len, &full, "; ");
+        if (r->protected_paths_blocked)
+            put(buf, size, &len, &full, "protected paths blocked; ");
         put(buf, size, &len, &full, net_words(r->network));
         put(buf, size, &len, &full, ".");
     } else if (r->target == SANDBOX_TARGET_WINDOWS) {
@@ -145,7 +152,9 @@ int sbx_describe_render(const sbx_resolved *r, const struct sbx_avail *a, char *
         put(buf, size, &len, &full, ", the temporary directory.");
     } else {
         put(buf, size, &len, &full, net_words(r->network));
-        put(buf, size, &len, &full, "; writes not confined.");
+        put(buf, size, &len, &full, r->protected_paths_blocked
+                                        ? "; writes not confined; protected paths blocked."
+                                        : "; writes not confined.");
     }
     return full ? SANDBOX_E_INVALID : SANDBOX_OK;
 }
@@ -255,10 +264,10 @@ static int fs_sentence(const sandbox_policy *p, int windows, char *buf, size_t s
     default: root = p->project_root ? p->project_root : "the project directory"; break;
     }
     snprintf(buf, size, "the filesystem sandbox probably refused a %s outside %s%s%sthe temporary "
-             "director%s.",
+             "director%s%s.",
              windows ? "file access" : "write", root ? root : "",
              p->n_add_dirs ? ", the added directories" : "", root ? " and " : "",
-             windows ? "y" : "ies");
+             windows ? "y" : "ies", p->n_protect ? ", or access to a protected path" : "");
     return SANDBOX_OK;
 }
 
@@ -283,7 +292,7 @@ int sandbox_describe_denial(const sandbox_policy *p, int target, int status,
     }
     read_only = p->filesystem == SANDBOX_FS_READ_ONLY;
     net_denied = sbx_effective_network(p) != SANDBOX_NETWORK_ALLOW || read_only;
-    fs_confined = p->filesystem != SANDBOX_FS_UNRESTRICTED;
+    fs_confined = p->filesystem != SANDBOX_FS_UNRESTRICTED || p->n_protect > 0;
 
     if (target == SANDBOX_TARGET_WINDOWS) {
         /* status is the exit code. An AppContainer confines files whenever
@@ -369,6 +378,9 @@ const char *sandbox_unavailable_warning(const sandbox_policy *policy, int *once)
                 !a.internet_only)) {
         text = "the operating-system sandbox cannot enforce this policy on this system: "
                "commands run with your account's permissions.";
+    } else if (policy->n_protect > 0 && !a.protected_paths) {
+        text = "protected paths cannot be enforced on this system: commands run with your "
+               "account's permissions.";
     } else if (policy->filesystem == SANDBOX_FS_CONFINED && !a.filesystem) {
         text = "filesystem confinement is unavailable on this system: commands may write "
                "anywhere your account can.";

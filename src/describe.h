@@ -10,6 +10,7 @@ struct sbx_avail {
     int filesystem;
     int read_only;
     int internet_only;
+    int protected_paths;
 };
 
 /* The "Sandbox:" line for a resolved policy, given what is available.

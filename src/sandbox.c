@@ -218,7 +218,7 @@ int sandbox_fs_confinement_available(void)
  * machine say nothing, so full support is assumed there. */
 static void add_description(const sbx_resolved *r, int host, int json, sbx_buf *b)
 {
-    struct sbx_avail a = {1, 1, 1, 1};
+    struct sbx_avail a = {1, 1, 1, 1, 1};
     char line[SANDBOX_DESCRIBE_SIZE];
     const char *at = NULL, *p;
     sbx_buf out;

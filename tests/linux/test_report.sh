@@ -7,11 +7,13 @@
 expect_status 0 "--help lists --report" "$L" --help
 expect_output_has "--report" "--help mentions --report"
 
-expect_status 0 "--explain ends with the sandbox line" "$L" --explain --project /tmp -- echo hi
+proj=$_scratch/proj
+mkdir -p "$proj"
+expect_status 0 "--explain ends with the sandbox line" "$L" --explain --project "$proj" --workdir "$proj" -- echo hi
 if tail -n 1 "$_out" | grep -qE '^sandbox: (on: |off: |unavailable on this system\.)'; then
   pass "the last explain line is the one-line description"
 else fail "no sandbox: line at the end of --explain"; tail -n 3 "$_out"; fi
-expect_status 0 "--explain --json has a describe field" "$L" --explain --json --project /tmp -- echo hi
+expect_status 0 "--explain --json has a describe field" "$L" --explain --json --project "$proj" --workdir "$proj" -- echo hi
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["describe"]' "$_out"; then
   pass "describe is a non-empty JSON string"
 else fail "describe missing from --explain --json"; cat "$_out"; fi
@@ -19,8 +21,6 @@ else fail "describe missing from --explain --json"; cat "$_out"; fi
 caps=$("$L" --self-test --json)
 have() { python3 -c 'import json,sys; sys.exit(0 if json.loads(sys.argv[1])[sys.argv[2]]["available"] else 1)' "$caps" "$1"; }
 live=0
-proj=$_scratch/proj
-mkdir -p "$proj"
 
 if have network; then
   live=1

@@ -42,9 +42,9 @@ static const char *render(const sandbox_policy *p, int target, const struct sbx_
 
 const char *denial(const sandbox_policy *p, int target, int status, const char *tail);
 
-static const struct sbx_avail all = {1, 1, 1, 1};
-static const struct sbx_avail none = {0, 0, 0, 0};
-static const struct sbx_avail no_landlock = {1, 0, 0, 0};
+static const struct sbx_avail all = {1, 1, 1, 1, 1};
+static const struct sbx_avail none = {0, 0, 0, 0, 0};
+static const struct sbx_avail no_landlock = {1, 0, 0, 0, 0};
 
 static void test_sandbox_line_for_each_mode(void **state)
 {
@@ -95,6 +95,19 @@ static void test_sandbox_line_for_classes(void **state)
                         "on: writes only inside /work/p, temporary directories; no network.");
     assert_true(strncmp(denial(p, SANDBOX_TARGET_LINUX, KILLED(31), NULL),
                         "blocked by the network sandbox", 30) == 0);
+    sandbox_policy_free(p);
+}
+
+static void test_sandbox_line_names_protected_paths(void **state)
+{
+    sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
+    (void)state;
+    assert_int_equal(sandbox_policy_protect_defaults(p), SANDBOX_OK);
+    /* spec 003's shape: roots; protected paths; network */
+    assert_string_equal(render(p, SANDBOX_TARGET_MACOS, &all),
+                        "on: writes only inside /work/p, temporary directories; protected paths "
+                        "blocked; no network.");
+    assert_string_equal(render(p, SANDBOX_TARGET_LINUX, &no_landlock), "unavailable on this system.");
     sandbox_policy_free(p);
 }
 
@@ -299,6 +312,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sandbox_line_for_each_mode),
         cmocka_unit_test(test_sandbox_line_for_classes),
+        cmocka_unit_test(test_sandbox_line_names_protected_paths),
         cmocka_unit_test(test_sandbox_line_follows_availability),
         cmocka_unit_test(test_public_describe_checks_arguments_and_size),
         cmocka_unit_test(test_linux_sigsys_under_network_deny_is_certain),
