@@ -155,12 +155,66 @@ static void test_confined_write_outside_roots_is_refused(void **state)
     sandbox_policy_free(p);
 }
 
+/* Protected paths are applied in the spawned child (a private mount
+ * namespace made from the vfork-style child): .env cannot be read there, the
+ * parent still reads it. */
+static void test_protected_secret_unreadable_in_child_only(void **state)
+{
+    sandbox_policy *p;
+    sandbox_report rep;
+    char env_path[128], line[512], tail[1024];
+    const char *argv[] = {"/bin/cat", env_path, NULL};
+    int errp[2], status, fd;
+    ssize_t n;
+    size_t len;
+    sandbox_spawn_options o;
+    sandbox_process proc;
+    sandbox_error err;
+    (void)state;
+    sandbox_self_test(&rep);
+    if (!rep.protected_paths.available || !sandbox_fs_confinement_available())
+        skip();
+    snprintf(env_path, sizeof env_path, "%s/.env", project);
+    fd = open(env_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "TOKEN=do-not-leak\n", 18), 18);
+    close(fd);
+    p = net_policy();
+    sandbox_policy_set_filesystem(p, SANDBOX_FS_CONFINED);
+    assert_int_equal(sandbox_policy_protect_defaults(p), SANDBOX_OK);
+    assert_int_equal(pipe2(errp, O_CLOEXEC), 0);
+    sandbox_spawn_options_init(&o);
+    o.stderr_fd = errp[1];
+    o.stdout_fd = errp[1];
+    o.working_dir = project;
+    if (sandbox_spawn(p, argv, NULL, &o, &proc, &err) != SANDBOX_OK)
+        fail_msg("spawn: %s", err.message);
+    close(errp[1]);
+    for (len = 0; (n = read(errp[0], tail + len, sizeof tail - 1 - len)) > 0;)
+        len += (size_t)n;
+    tail[len] = '\0';
+    close(errp[0]);
+    assert_int_equal(sandbox_wait(&proc, &status, &err), SANDBOX_OK);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+    assert_null(strstr(tail, "do-not-leak"));
+    assert_int_equal(sandbox_describe_denial(p, SANDBOX_TARGET_HOST, status, tail, line, sizeof line),
+                     SANDBOX_OK);
+    assert_non_null(strstr(line, "protected path"));
+    /* the parent is not in the child's mount namespace */
+    fd = open(env_path, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(env_path);
+    sandbox_policy_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_thousand_confined_spawns_with_busy_threads),
         cmocka_unit_test(test_child_socket_dies_with_sigsys_parent_unconfined),
         cmocka_unit_test(test_confined_write_outside_roots_is_refused),
+        cmocka_unit_test(test_protected_secret_unreadable_in_child_only),
     };
     int rc;
     if (!sandbox_network_killswitch_available()) {
