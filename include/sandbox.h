@@ -56,7 +56,9 @@ enum sandbox_code {
     SANDBOX_E_UNSUPPORTED = 3, /* this platform or kernel cannot enforce what was asked */
     SANDBOX_E_PATH = 4,        /* a path in the policy cannot be resolved or opened */
     SANDBOX_E_SYSTEM = 5,      /* a system call failed while preparing or applying */
-    SANDBOX_E_REFUSED = 6      /* a pre-flight check refused to start (e.g. hard links) */
+    SANDBOX_E_REFUSED = 6,     /* a pre-flight check refused to start (e.g. hard links) */
+    SANDBOX_E_EXEC = 7         /* sandbox_spawn: the program could not be executed;
+                                  sys_errno says why (ENOENT: not found) */
 };
 
 typedef struct sandbox_error {
@@ -290,32 +292,69 @@ typedef struct sandbox_spawn_options {
 } sandbox_spawn_options;
 
 typedef struct sandbox_process {
-    long pid;        /* the child's process id */
+    long pid;        /* the child's process id (POSIX: 0 once sandbox_wait() reaped it) */
     void *handle;    /* Windows: the process HANDLE; NULL elsewhere */
     int enforcement; /* enum sandbox_enforcement: how the child was confined */
     void *backend;   /* Windows: what sandbox_wait undoes (ACL grants, profile); NULL elsewhere */
+    char warning[512]; /* set when a best-effort part could not be applied */
 } sandbox_process;
 
 /* Defaults: inherit working directory and stdio, keep no other descriptor. */
 SANDBOX_API void sandbox_spawn_options_init(sandbox_spawn_options *options);
 
 /*
- * Start argv as a confined child, without going through the launcher. Safe in
- * a multi-threaded host: everything that allocates or can fail slowly is done
- * before the fork, and the child runs only async-signal-safe system calls. A
- * failure in the child is reported back (step and errno) and the child exits
- * 126 without running the command. envp NULL keeps the caller's environment.
- * `options` may be NULL for the defaults. Returns SANDBOX_OK with `process`
- * filled, or an error code with `error` filled (then no command ran).
+ * Start argv as a confined child, without going through the launcher.
+ *
+ * Safe in a multi-threaded host: the policy is turned into a plan (seccomp
+ * program, Landlock ruleset), argv[0] is resolved against PATH into candidate
+ * paths and every array is built before the child exists; the child then runs
+ * only async-signal-safe system calls: it resets every signal disposition to
+ * the default and empties the signal mask, installs stdio, changes directory,
+ * marks every descriptor above 2 that is not in keep_fds close-on-exec, applies
+ * the plan and execs. On Linux the child is created with
+ * clone(CLONE_VM|CLONE_VFORK), so the host's memory is not copied and no
+ * pthread_atfork handler runs.
+ *
+ * envp NULL keeps the caller's environment. argv[0] without a slash is looked
+ * up in the PATH of envp when envp has one, else in the caller's PATH, else in
+ * the system default path; a relative path is taken from the new working
+ * directory. A file without a #! line is not handed to /bin/sh (ENOEXEC).
+ * `options` may be NULL for the defaults.
+ *
+ * Returns SANDBOX_OK with `process` filled (process->warning set when a
+ * best-effort part, such as Landlock on an old kernel in confined mode, could
+ * not be applied). Otherwise no command ran, nothing is left to reap, and
+ * `error` says why:
+ *   SANDBOX_E_INVALID     NULL argument, empty argv, a stdio or kept descriptor
+ *                         that is not open;
+ *   SANDBOX_E_NOMEM       out of memory while preparing;
+ *   SANDBOX_E_UNSUPPORTED the platform or kernel cannot enforce the policy;
+ *   SANDBOX_E_PATH        a policy path or options->working_dir cannot be used;
+ *   SANDBOX_E_SYSTEM      a system call failed (fork, pipe, or a step of the
+ *                         sandbox in the child: the message names the step);
+ *   SANDBOX_E_EXEC        the program could not be executed; sys_errno is
+ *                         ENOENT/ENOTDIR when it was not found (a shell would
+ *                         exit 127), EACCES, ENOEXEC... otherwise (126).
+ * The caller must reap a started child with sandbox_wait(). Thread-safe; the
+ * policy is only read.
  */
 SANDBOX_API int sandbox_spawn(const sandbox_policy *policy, const char *const argv[],
                               const char *const envp[], const sandbox_spawn_options *options,
                               sandbox_process *process, sandbox_error *error);
 
-/* Wait for a spawned child. *status receives the wait status as waitpid(2)
- * reports it on POSIX systems, and the exit code on Windows. On Windows the
- * wait also revokes the run's ACL grants and deletes its AppContainer profile,
- * so every successful sandbox_spawn must be paired with a sandbox_wait. */
+/*
+ * Wait for a child started by sandbox_spawn(), retrying when a signal
+ * interrupts the wait. *status receives the wait status as waitpid(2) reports
+ * it on POSIX systems (use WIFEXITED and friends), and the process exit code
+ * on Windows. On Windows the wait also revokes the run's ACL grants and
+ * deletes its AppContainer profile, so every successful sandbox_spawn must be
+ * paired with a sandbox_wait. On Linux, after success process->pid is set to
+ * 0, so a second wait cannot reap an unrelated process that reused the id.
+ * Returns SANDBOX_OK, SANDBOX_E_INVALID (no process, already reaped, NULL
+ * status) or SANDBOX_E_SYSTEM (the wait failed, e.g. ECHILD when the host
+ * reaped the child itself or ignores SIGCHLD). Thread-safe for distinct
+ * processes.
+ */
 SANDBOX_API int sandbox_wait(sandbox_process *process, int *status, sandbox_error *error);
 
 /* ---- probes -------------------------------------------------------------- */
@@ -365,6 +404,61 @@ enum sandbox_target {
  */
 SANDBOX_API int sandbox_explain(const sandbox_policy *policy, const char *const argv[],
                                 int target, int json, char **out, sandbox_error *error);
+
+/* ---- words for people and models ---------------------------------------- */
+
+/*
+ * The one-line description of `policy` on this machine, for a confirmation
+ * prompt or a tool definition: for example
+ *   "on: writes only inside /work/p, temporary directories; no network."
+ *   "on: read-only, no writes anywhere; no network."
+ *   "off: no sandbox was asked for; commands run with your account's permissions."
+ *   "unavailable on this system."   (this machine cannot enforce the policy)
+ * It reflects the machine's probes: a confined-filesystem policy on a Linux
+ * kernel without Landlock says that writes are not confined. Writes at most
+ * `size` bytes to `buf`, always NUL-terminated. Returns SANDBOX_OK;
+ * SANDBOX_E_INVALID for a NULL policy or buffer, a zero size, or a buffer too
+ * small (it then holds as much as fits; SANDBOX_DESCRIBE_SIZE always fits
+ * paths up to 1 KiB each); SANDBOX_E_NOMEM; SANDBOX_E_PATH when the working
+ * directory cannot be determined. Thread-safe.
+ */
+#define SANDBOX_DESCRIBE_SIZE 4096
+SANDBOX_API int sandbox_policy_describe(const sandbox_policy *policy, char *buf, size_t size);
+
+/*
+ * Say, in one short sentence, whether the way a command ended points at the
+ * sandbox. `status` is the POSIX wait status (as from sandbox_wait or
+ * waitpid) for the Linux and macOS targets, and the process exit code for
+ * Windows. `stderr_tail` is the end of the command's error output, or NULL;
+ * only its last 4 KiB are read. `target` names whose signatures to use
+ * (SANDBOX_TARGET_HOST for this machine). The sentence is written to `buf`:
+ *   network: Linux, death by SIGSYS (or a shell's exit status 159) under a
+ *     network deny: "blocked by the network sandbox ..." (certain); macOS
+ *     "Operation not permitted" near a network word, Windows WSAEACCES 10013:
+ *     hedged ("probably");
+ *   filesystem: a permission error in the text ("Permission denied",
+ *     "Operation not permitted", "Read-only file system", EACCES, EPERM,
+ *     Windows "Access is denied" or exit code 5) under confined or read-only
+ *     writes: hedged, naming the project root.
+ * buf is set to "" when the outcome does not point at the sandbox (success,
+ * an ordinary failure, or a policy that does not confine that dimension).
+ * Never allocates. Returns SANDBOX_OK, or SANDBOX_E_INVALID for a NULL
+ * policy or buffer, a zero size or an unknown target. Thread-safe.
+ */
+SANDBOX_API int sandbox_describe_denial(const sandbox_policy *policy, int target, int status,
+                                        const char *stderr_tail, char *buf, size_t size);
+
+/*
+ * For hosts on a platform where this library cannot enforce `policy` (no
+ * backend, or a kernel that lacks it; policy NULL means "anything"): the
+ * warning to log once per process, that commands run unconfined. The host owns
+ * the flag: pass the same zero-initialised int for the whole process (a static
+ * in the host). The first call that finds the sandbox unavailable returns a
+ * static sentence and sets *once atomically; every later call, and every call
+ * on a platform that enforces the policy, returns NULL. Thread-safe when all
+ * threads pass the same flag.
+ */
+SANDBOX_API const char *sandbox_unavailable_warning(const sandbox_policy *policy, int *once);
 
 /* Release a string returned by the library. */
 SANDBOX_API void sandbox_free(void *ptr);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #ifndef _WIN32
+#  include <signal.h>
+#  include <sys/wait.h>
 #  include <unistd.h>
 #endif
 
@@ -24,7 +26,7 @@ static const char usage_line[] =
     "       [--class NAME | --tool-server] [--writable-caches] [--output DIR]\n"
     "       [--project DIR] [--add-dir DIR]... [--workdir DIR] [--scratch DIR] [--net-eperm]\n"
     "       [--scan-hardlinks | --no-scan-hardlinks] [--allow-hardlink PATH]...\n"
-    "       [--protect-secrets] [--protect PATTERN]... [--] CMD [ARGS...]\n"
+    "       [--protect-secrets] [--protect PATTERN]... [--report] [--] CMD [ARGS...]\n"
     "       " PROG " --self-test [--json]\n"
     "       " PROG " --explain [--json] [--target linux|macos|windows] [policy flags] [--] CMD...\n";
 
@@ -62,6 +64,10 @@ static const char help_text[] =
     "  --protect-secrets  neither read nor write .env*, private keys, ~/.ssh, ~/.aws and\n"
     "                     the other default secrets; .git readable but not writable\n"
     "  --protect PATTERN  also protect PATTERN (a name, a/b, or ~/path; * and ? allowed)\n"
+    "Outcome:\n"
+    "  --report           run CMD as a child and, when it fails in a way that points at\n"
+    "                     the sandbox, say so in one line on stderr (CMD's stderr is\n"
+    "                     then a pipe); exit with CMD's status, 128+N for signal N\n"
     "Other actions:\n"
     "  --self-test        print what this machine enforces (--json for JSON)\n"
     "  --explain          print what would be enforced and the exact argv; run nothing\n"
@@ -181,11 +187,86 @@ static const char *option_value(char **argv, int argc, int *i, const char *name,
     return argv[++*i];
 }
 
+#ifndef _WIN32
+/* --report: the launcher stays as the parent. The child returns -1 and goes
+ * on to enforce and exec exactly as without --report; its stderr comes
+ * through a pipe so the end of it can be matched against the sandbox's
+ * signatures. The parent returns the command's exit status. */
+static int run_reported(sandbox_policy *policy)
+{
+    char tail[4096], buf[4096], line[512];
+    size_t tlen = 0;
+    ssize_t n;
+    int errpipe[2], status = 0;
+    struct sigaction ign, old_int, old_quit;
+    pid_t pid;
+
+    if (pipe(errpipe) != 0) {
+        fprintf(stderr, PROG ": cannot create a pipe: %s\n", strerror(errno));
+        return EXIT_CANNOT_RUN;
+    }
+    /* Like system(): a terminal's ^C and ^\\ are for the command, which gets
+     * the dispositions the launcher inherited. */
+    ign.sa_handler = SIG_IGN;
+    ign.sa_flags = 0;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
+    pid = fork();
+    if (pid == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
+        close(errpipe[0]);
+        if (dup2(errpipe[1], 2) != 2)
+            _exit(EXIT_CANNOT_RUN);
+        close(errpipe[1]);
+        return -1;
+    }
+    close(errpipe[1]);
+    if (pid < 0) {
+        fprintf(stderr, PROG ": cannot start a process: %s\n", strerror(errno));
+        close(errpipe[0]);
+        return EXIT_CANNOT_RUN;
+    }
+    while ((n = read(errpipe[0], buf, sizeof buf)) != 0) {
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        fwrite(buf, 1, (size_t)n, stderr);
+        fflush(stderr);
+        if ((size_t)n >= sizeof tail - 1) { /* keep the last bytes only */
+            memcpy(tail, buf + n - (sizeof tail - 1), sizeof tail - 1);
+            tlen = sizeof tail - 1;
+        } else {
+            if (tlen + (size_t)n > sizeof tail - 1) {
+                size_t drop = tlen + (size_t)n - (sizeof tail - 1);
+                memmove(tail, tail + drop, tlen - drop);
+                tlen -= drop;
+            }
+            memcpy(tail + tlen, buf, (size_t)n);
+            tlen += (size_t)n;
+        }
+    }
+    close(errpipe[0]);
+    tail[tlen] = '\0';
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (sandbox_describe_denial(policy, SANDBOX_TARGET_HOST, status, tail, line, sizeof line) ==
+            SANDBOX_OK &&
+        line[0])
+        fprintf(stderr, PROG ": %s\n", line);
+    sandbox_policy_free(policy);
+    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     sandbox_policy *policy;
     sandbox_result result;
-    int i, rc, missing = 0;
+    int i, rc, missing = 0, report = 0;
     int want_net = 0, want_fs = 0, want_ro = 0, explain = 0, json = 0, self = 0, eperm = 0;
     int want_inet = 0, klass = -1, tool_server = 0, caches = 0, scan = -1;
     int target = SANDBOX_TARGET_HOST;
@@ -234,6 +315,8 @@ int main(int argc, char **argv)
             scan = 0;
         } else if (strcmp(a, "--net-eperm") == 0) {
             eperm = 1;
+        } else if (strcmp(a, "--report") == 0) {
+            report = 1;
         } else if (strcmp(a, "--self-test") == 0) {
             self = 1;
         } else if (strcmp(a, "--explain") == 0) {
@@ -381,8 +464,11 @@ int main(int argc, char **argv)
 
 #ifdef _WIN32
     (void)result;
+    (void)report; /* --report is POSIX-only for now: accepted and ignored here */
     return run_spawned(policy, cmd);
 #else
+    if (report && (rc = run_reported(policy)) >= 0)
+        return rc;
     rc = sandbox_enforce(policy, (const char *const *)cmd, &result);
     sandbox_policy_free(policy);
     if (rc != SANDBOX_OK) {

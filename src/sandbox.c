@@ -1,5 +1,6 @@
 /* The facade: validate, then hand over to the one backend this build has. */
 #include "backend.h"
+#include "describe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +210,45 @@ int sandbox_fs_confinement_available(void)
     return sbx_backend_fs_available();
 }
 
+/* Every target's explain output carries the one-line description, added
+ * here once rather than in each target's renderer: "sandbox: ..." as the last
+ * text line, and a "describe" member just before the closing "argv" member
+ * (or the closing brace), so each renderer's first and last members stay
+ * where their tests expect them. For another platform the probes of this
+ * machine say nothing, so full support is assumed there. */
+static void add_description(const sbx_resolved *r, int host, int json, sbx_buf *b)
+{
+    struct sbx_avail a = {1, 1, 1, 1, 1};
+    char line[SANDBOX_DESCRIBE_SIZE];
+    const char *at = NULL, *p;
+    sbx_buf out;
+    size_t head;
+
+    if (host)
+        sbx_describe_probe(&a);
+    sbx_describe_render(r, &a, line, sizeof line);
+    if (!json) {
+        sbx_buf_printf(b, "sandbox: %s\n", line);
+        return;
+    }
+    if (b->oom || !b->data)
+        return;
+    for (p = b->data; (p = strstr(p, ",\"argv\":[")) != NULL; p++)
+        at = p; /* the last one: the top-level member every renderer ends with */
+    if (!at)
+        at = strrchr(b->data, '}');
+    if (!at || at == b->data)
+        return;
+    head = (size_t)(at - b->data);
+    sbx_buf_init(&out);
+    sbx_buf_addn(&out, b->data, head);
+    sbx_buf_add(&out, ",\"describe\":");
+    sbx_buf_json_str(&out, line);
+    sbx_buf_addn(&out, b->data + head, b->len - head);
+    sbx_buf_free(b);
+    *b = out; /* an allocation failure stays sticky in out.oom */
+}
+
 int sandbox_explain(const sandbox_policy *policy, const char *const argv[], int target, int json,
                     char **out, sandbox_error *err)
 {
@@ -233,6 +273,8 @@ int sandbox_explain(const sandbox_policy *policy, const char *const argv[], int 
     case SANDBOX_TARGET_WINDOWS: rc = sbx_windows_explain(&r, argv, json, &b, err); break;
     default: rc = sbx_linux_explain(&r, argv, json, &b, err); break;
     }
+    if (rc == SANDBOX_OK)
+        add_description(&r, sbx_is_host_target(target), json, &b);
     sbx_resolved_free(&r);
     if (rc == SANDBOX_OK) {
         *out = sbx_buf_take(&b);

@@ -6,4 +6,5 @@ set(SBX_CORE_SOURCES
   ${PROJECT_SOURCE_DIR}/src/sandbox.c
   ${PROJECT_SOURCE_DIR}/src/presets.c
   ${PROJECT_SOURCE_DIR}/src/hardlink.c
+  ${PROJECT_SOURCE_DIR}/src/describe.c
 )

@@ -15,6 +15,7 @@ const char *sandbox_strerror(int code)
     case SANDBOX_E_PATH: return "path cannot be used";
     case SANDBOX_E_SYSTEM: return "system call failed";
     case SANDBOX_E_REFUSED: return "refused by a pre-flight check";
+    case SANDBOX_E_EXEC: return "command cannot be executed";
     default: return "unknown error";
     }
 }

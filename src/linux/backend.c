@@ -230,21 +230,4 @@ void sbx_backend_self_test(sandbox_report *rep)
         sbx_mask_available(rep->protected_paths.detail, sizeof rep->protected_paths.detail);
 }
 
-int sbx_backend_spawn(const sandbox_policy *policy, const char *const argv[],
-                      const char *const envp[], const sandbox_spawn_options *options,
-                      sandbox_process *process, sandbox_error *error)
-{
-    (void)policy;
-    (void)argv;
-    (void)envp;
-    (void)options;
-    (void)process;
-    return sbx_fail(error, SANDBOX_E_UNSUPPORTED, 0, "sandbox_spawn is not available on this platform yet");
-}
-
-int sbx_backend_wait(sandbox_process *process, int *status, sandbox_error *error)
-{
-    (void)process;
-    (void)status;
-    return sbx_fail(error, SANDBOX_E_UNSUPPORTED, 0, "sandbox_wait is not available on this platform yet");
-}
+/* sbx_backend_spawn and sbx_backend_wait live in spawn.c. */

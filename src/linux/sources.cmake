@@ -12,4 +12,5 @@ set(SBX_LINUX_BACKEND_SOURCES
   ${PROJECT_SOURCE_DIR}/src/linux/landlock.c
   ${PROJECT_SOURCE_DIR}/src/linux/caps.c
   ${PROJECT_SOURCE_DIR}/src/linux/mask.c
+  ${PROJECT_SOURCE_DIR}/src/linux/spawn.c
 )
