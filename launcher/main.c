@@ -159,6 +159,9 @@ static int run_spawned(sandbox_policy *policy, char **cmd)
     if (rc != SANDBOX_OK) {
         /* Fail closed: nothing ran, and any grants were already undone. */
         fprintf(stderr, PROG ": %s\n", err.message);
+        /* ERROR_FILE_NOT_FOUND (2) and ERROR_PATH_NOT_FOUND (3): the shell's 127. */
+        if (rc == SANDBOX_E_EXEC && (err.sys_errno == 2 || err.sys_errno == 3))
+            return EXIT_NOT_FOUND;
         return EXIT_CANNOT_RUN;
     }
     if (sandbox_wait(&proc, &status, &err) != SANDBOX_OK) {

@@ -175,8 +175,8 @@ int sbx_backend_spawn(const sandbox_policy *policy, const char *const argv[],
         step_rc = noop ? posix_spawnp(&pid, run[0], &fa, &attr, run, env)
                        : posix_spawn(&pid, run[0], &fa, &attr, run, env);
         if (step_rc)
-            rc = sbx_fail(error, step_rc == ENOENT ? SANDBOX_E_PATH : SANDBOX_E_SYSTEM, step_rc,
-                          "cannot start '%s': %s", run[0], strerror(step_rc));
+            rc = sbx_fail(error, SANDBOX_E_EXEC, step_rc, "cannot start '%s': %s", run[0],
+                          strerror(step_rc));
         else
             rc = SANDBOX_OK;
     } else {

@@ -600,10 +600,9 @@ static int step_process(struct sbx_win_run *run, const char *const envp[],
                             &si.StartupInfo, &pi);
         if (!ok) {
             DWORD e = GetLastError();
-            rc = win_fail(err,
-                          e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? SANDBOX_E_PATH
-                                                                                 : SANDBOX_E_SYSTEM,
-                          e, "CreateProcessW");
+            /* The command itself could not be started: an exec failure,
+             * with the Windows error code kept in sys_errno. */
+            rc = win_fail(err, SANDBOX_E_EXEC, e, "CreateProcessW");
         } else {
             CloseHandle(pi.hThread);
             run->process = pi.hProcess;
