@@ -183,7 +183,7 @@ static const char *option_value(char **argv, int argc, int *i, const char *name,
         return argv[*i] + n + 1;
     if (argv[*i][n] != '\0')
         return NULL;
-    if (*i + 1 >= argc) {
+    if (*i + 1 >= argc || !argv[*i + 1]) {
         *missing = 1;
         return NULL;
     }
@@ -282,7 +282,7 @@ int main(int argc, char **argv)
         fprintf(stderr, PROG ": out of memory\n");
         return EXIT_CANNOT_RUN;
     }
-    for (i = 1; i < argc; i++) {
+    for (i = 1; i < argc && argv[i]; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
             i++;

@@ -4,7 +4,8 @@
 # Usage: scripts/deps.sh [extra-package...]
 set -euo pipefail
 packages=(build-essential cmake pkg-config libseccomp-dev libcmocka-dev python3 git guile-3.0
-          util-linux iproute2 procps "$@")
+          util-linux iproute2 procps
+          clang libclang-rt-14-dev clang-tidy cppcheck valgrind "$@")
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
