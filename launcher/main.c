@@ -5,6 +5,7 @@
  * executed; 127 when the command is not found; 2 for bad usage. */
 #define _GNU_SOURCE
 #include "sandbox.h"
+#include "fds.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,7 +27,8 @@ static const char usage_line[] =
     "       [--class NAME | --tool-server] [--writable-caches] [--output DIR]\n"
     "       [--project DIR] [--add-dir DIR]... [--workdir DIR] [--scratch DIR] [--net-eperm]\n"
     "       [--scan-hardlinks | --no-scan-hardlinks] [--allow-hardlink PATH]...\n"
-    "       [--protect-secrets] [--protect PATTERN]... [--report] [--] CMD [ARGS...]\n"
+    "       [--protect-secrets] [--protect PATTERN]... [--report] [--close-fds]\n"
+    "       [--keep-fd N]... [--] CMD [ARGS...]\n"
     "       " PROG " --self-test [--json]\n"
     "       " PROG " --explain [--json] [--target linux|macos|windows] [policy flags] [--] CMD...\n";
 
@@ -64,6 +66,10 @@ static const char help_text[] =
     "  --protect-secrets  neither read nor write .env*, private keys, ~/.ssh, ~/.aws and\n"
     "                     the other default secrets; .git readable but not writable\n"
     "  --protect PATTERN  also protect PATTERN (a name, a/b, or ~/path; * and ? allowed)\n"
+    "Descriptors:\n"
+    "  --close-fds        close every inherited descriptor but stdin, stdout, stderr\n"
+    "                     (an open file or socket is not re-checked by the sandbox)\n"
+    "  --keep-fd N        keep descriptor N open too (repeatable; implies --close-fds)\n"
     "Outcome:\n"
     "  --report           run CMD as a child and, when it fails in a way that points at\n"
     "                     the sandbox, say so in one line on stderr (CMD's stderr is\n"
@@ -273,7 +279,8 @@ int main(int argc, char **argv)
     int want_net = 0, want_fs = 0, want_ro = 0, explain = 0, json = 0, self = 0, eperm = 0;
     int want_inet = 0, klass = -1, tool_server = 0, caches = 0, scan = -1;
     int target = SANDBOX_TARGET_HOST;
-    size_t k;
+    size_t k, n_keep = 0;
+    int close_fds = 0, keep_fds[LAUNCHER_MAX_KEEP_FDS];
     const char *project = NULL, *workdir = NULL, *scratch = NULL, *output = NULL, *v;
     char **cmd;
 
@@ -320,6 +327,17 @@ int main(int argc, char **argv)
             eperm = 1;
         } else if (strcmp(a, "--report") == 0) {
             report = 1;
+        } else if (strcmp(a, "--close-fds") == 0) {
+            close_fds = 1;
+        } else if ((v = option_value(argv, argc, &i, "--keep-fd", &missing)) != NULL) {
+            if (n_keep == LAUNCHER_MAX_KEEP_FDS ||
+                launcher_parse_fd(v, &keep_fds[n_keep]) != 0) {
+                sandbox_policy_free(policy);
+                return usage_error("--keep-fd needs a descriptor number (at most 64 of them), "
+                                   "got ", v);
+            }
+            n_keep++;
+            close_fds = 1; /* naming what to keep means closing the rest */
         } else if (strcmp(a, "--self-test") == 0) {
             self = 1;
         } else if (strcmp(a, "--explain") == 0) {
@@ -470,6 +488,12 @@ int main(int argc, char **argv)
     (void)report; /* --report is POSIX-only for now: accepted and ignored here */
     return run_spawned(policy, cmd);
 #else
+    /* Before enforcing: the library opens (and closes) its own descriptors. */
+    if (close_fds && (rc = launcher_close_fds(keep_fds, n_keep)) != 0) {
+        sandbox_policy_free(policy);
+        fprintf(stderr, PROG ": cannot close inherited descriptors: %s\n", strerror(rc));
+        return EXIT_CANNOT_RUN;
+    }
     if (report && (rc = run_reported(policy)) >= 0)
         return rc;
     rc = sandbox_enforce(policy, (const char *const *)cmd, &result);

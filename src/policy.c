@@ -401,7 +401,7 @@ int sbx_resolve(const sandbox_policy *p, int target, sbx_resolved *r, sandbox_er
 {
     const char *tmp;
     size_t i;
-    int rc, unix_like;
+    int rc = SANDBOX_OK, unix_like;
 
     memset(r, 0, sizeof *r);
     if (target == SANDBOX_TARGET_HOST)

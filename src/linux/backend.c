@@ -9,6 +9,7 @@
  *      and before Landlock and seccomp, which need none of them;
  *   3. Landlock: restrict_self needs no syscall the filter could refuse later;
  *   4. seccomp last: once loaded, nothing else has to be allowed through it.
+ * Before all of them, core dumps are switched off (soft and hard limit 0).
  */
 #define _GNU_SOURCE
 #include "linux.h"
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -64,7 +66,15 @@ int sbx_linux_prepare(const sandbox_policy *policy, struct sbx_linux_plan *plan,
 
 int sbx_linux_apply(const struct sbx_linux_plan *plan, int *sys_errno)
 {
+    const struct rlimit no_core = {0, 0};
     *sys_errno = 0;
+    /* No core dumps: a SIGSYS kill must not leave a core file in the project
+     * or hand the command's memory to a core_pattern pipe handler running
+     * outside the sandbox. The hard limit too, so the command cannot undo it. */
+    if (setrlimit(RLIMIT_CORE, &no_core) != 0) {
+        *sys_errno = errno;
+        return SBX_STEP_CORE;
+    }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         *sys_errno = errno;
         return SBX_STEP_NO_NEW_PRIVS;
@@ -112,6 +122,9 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                         e == EPERM ? " (no_new_privs or CAP_SYS_ADMIN is required)"
                         : e == E2BIG ? " (too many nested Landlock domains: at most 16)"
                                      : "");
+    case SBX_STEP_CORE:
+        return sbx_fail(err, SANDBOX_E_SYSTEM, e, "cannot switch core dumps off: %s",
+                        strerror(e));
     case SBX_STEP_SECCOMP:
         return sbx_fail(err, SANDBOX_E_SYSTEM, e, "cannot load the seccomp filter: %s%s",
                         strerror(e),

@@ -35,7 +35,8 @@ enum sbx_step {
     SBX_STEP_CAPS = 2,
     SBX_STEP_LANDLOCK = 3,
     SBX_STEP_SECCOMP = 4,
-    SBX_STEP_MASK = 5 /* protected paths: namespace, masks, caps, Landlock lock */
+    SBX_STEP_MASK = 5, /* protected paths: namespace, masks, caps, Landlock lock */
+    SBX_STEP_CORE = 6  /* done first: core dumps off (RLIMIT_CORE 0) */
 };
 
 /* Build the plan. On success the caller owns plan->ruleset_fd (release with
