@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Escape class: other ABIs and junk register bits to reach socket().
+# i386 `int $0x80` socket and socketcall, x32, and junk in the upper half of
+# socket()'s domain, under every mode that denies the network. Thin driver over
+# the seccomp probes (tests/probes/sock.c, sock_compat.c); test_net.sh has the
+# per-family detail. Each probe is first run unconfined to prove it works.
+. "$SBX_TESTLIB"
+. "${1:?usage: test_x.sh PATH/escape.sh}"
+esc_need_probes sock sock_compat
+esc_modes --no-network --sandbox --read-only
+
+# case NAME PROBE ARGS...: unconfined it must create the socket (exit 0; 2
+# means the ABI is missing here: skip); confined it must die by SIGSYS.
+case_() {
+  local name=$1 got=0 m
+  shift
+  "$@" >"$_out" 2>&1 || got=$?
+  if [ "$got" = 2 ]; then skip "$name: ABI unavailable here ($(head -1 "$_out"))"; return; fi
+  if [ "$got" != 0 ]; then fail "$name: unconfined the probe did not work (exit $got)"; return; fi
+  pass "$name works unconfined"
+  for m in "${ESC_MODES[@]}"; do
+    expect_signal SYS "$name is killed under $m" "$L" "$m" -- "$@"
+  done
+}
+case_ "i386 int \$0x80 socket(AF_INET)" "$P/sock_compat" direct 2
+case_ "i386 socketcall(SYS_SOCKET, AF_INET)" "$P/sock_compat" socketcall 2
+case_ "x32 socket(AF_INET)" "$P/sock_compat" x32 2
+case_ "socket(AF_INET) with junk in the upper 32 bits" "$P/sock" inet stream --junk
+finish
