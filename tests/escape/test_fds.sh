@@ -29,37 +29,47 @@ for m in "${ESC_MODES[@]}"; do
 done
 
 # An inet socket created before the launcher, under a mode that denies the
-# network: without --close-fds it connects to a local listener.
+# network: without --close-fds it still sends to a local listener. UDP, because
+# with Landlock ABI 4+ a TCP connect() is also walled off by Landlock's
+# connect_tcp right; datagrams have no such second wall.
 command -v python3 >/dev/null || { skip "python3 missing: no socket case"; finish; }
-python3 - "$_scratch/port" <<'PY' &
-import socket, sys
-s = socket.socket()
+python3 - "$_scratch/port" "$_scratch/received" <<'PY' &
+import os, socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("127.0.0.1", 0))
-s.listen(8)
 s.settimeout(20)
 open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
-import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 try:
-    for _ in range(8):
-        c, _ = s.accept()
-        c.close()
+    while True:
+        data = s.recv(64)
+        with open(sys.argv[2], "ab") as f:
+            f.write(data)
 except OSError:
     pass
 PY
 lpid=$!
+trap 'kill $lpid 2>/dev/null' EXIT
 for _ in $(seq 50); do [ -s "$_scratch/port" ] && break; sleep 0.1; done
 port=$(cat "$_scratch/port")
-# with_socket ARGS...: exec ARGS with an unconnected inet socket as fd 9.
+# with_socket ARGS...: exec ARGS with an unconnected UDP socket as fd 9.
 with_socket() {
   python3 -c 'import os, socket, sys
-s = socket.socket()
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 os.dup2(s.fileno(), 9)
 os.execv(sys.argv[1], sys.argv[1:])' "$@"
 }
 for m in "${ESC_MODES[@]}"; do
   [ "$m" = --sandbox ] && continue
-  expect_status 0 "an inherited inet socket connects under $m without --close-fds (the risk)" \
+  rm -f "$_scratch/received"
+  expect_status 0 "an inherited inet socket sends under $m without --close-fds (the risk)" \
     with_socket "$L" "$m" -- "$P/esc_fd" connect 9 "$port"
+  for _ in $(seq 20); do [ -s "$_scratch/received" ] && break; sleep 0.1; done
+  if grep -q escaped "$_scratch/received" 2>/dev/null; then
+    pass "the datagram left the sandbox under $m"
+  else
+    fail "the listener received nothing under $m"
+  fi
   expect_refused EBADF "--close-fds closes the inherited socket under $m" \
     with_socket "$L" "$m" --close-fds -- "$P/esc_fd" connect 9 "$port"
 done

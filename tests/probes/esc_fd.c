@@ -1,6 +1,6 @@
 /* Probe: use a descriptor inherited from outside the sandbox.
  *   esc_fd write FD          write one line to FD
- *   esc_fd connect FD PORT   connect the (inherited, unconnected) socket FD to
+ *   esc_fd connect FD PORT   connect the (inherited) socket FD to
  *                            127.0.0.1:PORT and send a line
  * Exit 0: done; 1: refused (errno printed, EBADF when the fd was closed). */
 #define _GNU_SOURCE
