@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets (preset `fuzz`: clang, ASan+UBSan) and run each
 # for a short time from its seed corpus in fuzz/corpus/<target>/.
-# Usage: scripts/fuzz.sh [SECONDS_PER_TARGET [TARGET...]]   (default: 15, all)
+# Usage: scripts/fuzz.sh [SECONDS_PER_TARGET [TARGET...]]   (default: 12, all)
 # New inputs go to a scratch corpus under build/fuzz/corpus (the checked-in
 # seeds are never modified); a crash leaves its input in build/fuzz/artifacts
 # and fails the script. docs/fuzzing.md explains longer campaigns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs=${1:-15}
+secs=${1:-12}
 shift || true
 command -v clang >/dev/null || { echo "fuzz: clang is missing (scripts/deps.sh installs it)" >&2; exit 1; }
 cmake --preset fuzz >/dev/null
