@@ -2,10 +2,13 @@
  * target, in text and JSON.
  *
  * The input is a little program: byte 0 holds the network, filesystem and
- * deny-action values (out-of-range values included, so the setters' range
- * checks are exercised); then NUL-separated strings, each starting with an
- * opcode byte that says which path setter gets the rest (project root, added
- * dir, working dir, temp dir) or that it is the command. Invariants:
+ * deny-action values, byte 1 the class, writable caches, the hard-link scan
+ * and the default protected set (out-of-range values included, so the
+ * setters' range checks are exercised); then NUL-separated strings, each
+ * starting with an opcode byte that says which setter gets the rest (project
+ * root, added dir, working dir, temp dir, output dir, allowed hard link,
+ * protected pattern of either kind, removal of a pattern) or that it is the
+ * command. Nothing here touches the filesystem: explain is pure. Invariants:
  *   - setters refuse exactly the empty and relative paths and bad values;
  *   - sbx_resolve lists no root twice and none of them empty;
  *   - sandbox_explain succeeds or fails with a message, and its JSON output
@@ -33,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sandbox_policy *policy;
     int net, fs, deny, rc, target, json;
 
-    if (size < 1)
+    int klass;
+    if (size < 2)
         return 0;
     net = (data[0] & 0x07) - 1; /* -1 .. 6 */
     fs = ((data[0] >> 3) & 0x07) - 1;
@@ -46,19 +50,43 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK((rc == SANDBOX_OK) == (fs >= 0 && fs <= 2));
     rc = sandbox_policy_set_deny_action(policy, deny);
     FUZZ_CHECK((rc == SANDBOX_OK) == (deny == 0 || deny == 1));
+    klass = (data[1] & 0x07) - 1; /* -1 .. 6: -1 and 6 are not classes */
+    if (klass >= 0) {
+        rc = sandbox_policy_set_class(policy, klass);
+        FUZZ_CHECK((rc == SANDBOX_OK) == (klass <= SANDBOX_CLASS_TOOL_SERVER));
+    }
+    rc = sandbox_policy_set_writable_caches(policy, (data[1] >> 3) & 0x03);
+    FUZZ_CHECK((rc == SANDBOX_OK) == (((data[1] >> 3) & 0x03) <= 1));
+    sandbox_policy_set_scan_hardlinks(policy, (data[1] >> 5) & 0x01);
+    if (data[1] & 0x40)
+        FUZZ_CHECK(sandbox_policy_protect_defaults(policy) == SANDBOX_OK);
 
-    n = fuzz_split(data + 1, size - 1, &storage, parts);
+    n = fuzz_split(data + 2, size - 2, &storage, parts);
     for (i = 0; i < n; i++) {
         const char *s = parts[i];
         if (!s[0])
             continue;
-        switch ((unsigned char)s[0] % 5) {
+        switch ((unsigned char)s[0] % 10) {
         case 0: rc = sandbox_policy_set_project_root(policy, s + 1); break;
         case 1: rc = sandbox_policy_add_writable_dir(policy, s + 1); break;
         case 2: rc = sandbox_policy_set_working_dir(policy, s + 1); break;
         case 3: rc = sandbox_policy_set_temp_dir(policy, s + 1); break;
+        case 4: rc = sandbox_policy_set_output_dir(policy, s + 1); break;
+        case 5: rc = sandbox_policy_allow_hardlink(policy, s + 1); break;
+        case 6:
+        case 7:
+            /* Patterns have their own grammar: only the call must be safe. */
+            rc = sandbox_policy_add_protected(policy, s + 1, (unsigned char)s[0] % 10 - 6);
+            FUZZ_CHECK(rc == SANDBOX_OK || rc == SANDBOX_E_INVALID);
+            continue;
+        case 8:
+            rc = sandbox_policy_remove_protected(policy, s + 1);
+            FUZZ_CHECK(rc == SANDBOX_OK || rc == SANDBOX_E_INVALID);
+            continue;
         default: cmd[n_cmd++] = s + 1; continue;
         }
+        /* Paths: refused exactly when empty or relative (a home or "/"
+         * project is refused later, by sbx_resolve). */
         FUZZ_CHECK((rc == SANDBOX_OK) == (s[1] != '\0' && absolute(s + 1)));
     }
     cmd[n_cmd] = NULL;

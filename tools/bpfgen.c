@@ -270,7 +270,7 @@ static void build(struct prog *p, int fam, int variant)
 {
     scmp_filter_ctx ctx = build_ctx(fam, variant);
     FILE *f = tmpfile();
-    long size;
+    long size = 0; /* clang cannot see that die() does not return */
     int rc;
 
     p->len = 0;
