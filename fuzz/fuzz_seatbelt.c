@@ -7,7 +7,8 @@
  *
  * Invariants:
  *   - the profile is byte-identical to the one rendered for benign paths
- *     ("/b0", "/b1", ...) giving the same number of -D parameters: a path
+ *     ("/b0", "/b1", ...) giving the same number of -D parameters, with the
+ *     same modes and constant lists (the never-allowed tools): a path
  *     reaches sandbox-exec only as a -D value;
  *   - the argv is exactly sandbox-exec -p PROFILE (-D WRITABLE_ROOT_i=VALUE)*
  *     -- CMD..., every value one of the roots' spellings, byte for byte;
@@ -35,6 +36,9 @@ static char *benign_profile(const sbx_resolved *shape, size_t n_params)
     r.network = shape->network;
     r.filesystem = shape->filesystem;
     r.deny_action = shape->deny_action;
+    /* The never-allowed tools are our constants, part of the shape. */
+    r.deny_exec = shape->deny_exec;
+    r.n_deny_exec = shape->n_deny_exec;
     for (i = 0; i < n_params; i++) {
         snprintf(names[i], sizeof names[i], "/b%zu", i);
         roots[i].path = names[i];
