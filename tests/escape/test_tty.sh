@@ -43,6 +43,10 @@ else
   skip "TIOCSTI is already refused unconfined ($(tr -d '\r' <"$_out" | head -1)): dev.tty.legacy_tiocsti=0?"
 fi
 got=0
+on_pty "$P/esc_tty" devtty || got=$?
+if [ "$got" = 0 ]; then pass "TIOCSTI through /dev/tty injects input unconfined"; else
+  skip "TIOCSTI through /dev/tty fails unconfined: $(tr -d '\r' <"$_out" | head -1)"; fi
+got=0
 on_pty "$P/esc_tty" linux || got=$?
 # On a pty the kernel answers TIOCLINUX itself (not a console); the point is
 # that this answer is not the filter's EPERM.
@@ -55,6 +59,9 @@ fi
 esc_modes --no-network --confine-fs --sandbox --read-only
 for m in "${ESC_MODES[@]}"; do
   pty_status 1 "TIOCSTI: refused EPERM" "TIOCSTI is refused with EPERM under $m" "$L" "$m" -- "$P/esc_tty" sti
+  pty_status 1 "TIOCSTI on /dev/tty: refused EPERM" \
+    "TIOCSTI through a new /dev/tty descriptor is refused with EPERM under $m" \
+    "$L" "$m" -- "$P/esc_tty" devtty
   pty_status 1 "TIOCLINUX: refused EPERM" "TIOCLINUX is refused with EPERM under $m" "$L" "$m" -- "$P/esc_tty" linux
 done
 finish
