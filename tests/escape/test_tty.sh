@@ -6,10 +6,10 @@
 # on a fresh pseudo-terminal made its controlling terminal (python3's pty),
 # as an interactive agent shell would be.
 #
-# The launcher does not call setsid(): that would detach the controlling
-# terminal and break job control in interactive shells, and would not help a
-# command that opens /dev/tty or gets a terminal fd some other way. The
-# seccomp rule is the layer that closes this (docs/hardening.md).
+# The launcher does not call setsid(): that would break job control in
+# interactive shells, and a root command keeping CAP_SYS_ADMIN could still
+# inject through an inherited terminal descriptor. The seccomp rule is the
+# layer that closes this (docs/hardening.md).
 . "$SBX_TESTLIB"
 . "${1:?usage: test_tty.sh PATH/escape.sh}"
 esc_need_probes esc_tty
