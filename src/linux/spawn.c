@@ -47,7 +47,7 @@
 
 extern char **environ;
 
-#define CHILD_STACK_SIZE (128 * 1024)
+#define CHILD_STACK_SIZE ((size_t)128 * 1024)
 
 /* What the child reads. Everything is built by the parent. */
 struct spawn_ctx {
