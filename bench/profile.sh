@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Where the launcher's time goes, as Markdown on stdout (bench/run.sh puts it
+# in docs/bench.md).
+#
+#   bench/profile.sh STATIC_LAUNCHER DYNAMIC_LAUNCHER
+#
+# 1. The floor: hyperfine of bare /bin/true, of a do-nothing "hop" that only
+#    execs /bin/true (built static and dynamic), and of the launchers. The hop
+#    costs what any launcher must pay (one more exec); hop-dynamic minus
+#    hop-static is the dynamic loader's share; launcher minus hop is the
+#    launcher's own work (parse, resolve, Landlock, seccomp).
+# 2. Instruction counts (callgrind; repeatable, unlike times), by object
+#    (ld.so, libc, the launcher) and by function.
+# 3. The system calls the launcher makes before it execs the command.
+# Needs hyperfine, valgrind (callgrind_annotate) and strace; a part whose tool
+# is missing is skipped and says so.
+set -euo pipefail
+STA=$1
+DYN=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbx-prof.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+runs=${SBX_PROFILE_RUNS:-300}
+
+cat >"$tmp/hop.c" <<'EOF'
+#include <unistd.h>
+int main(int argc, char **argv) { (void)argc; execv(argv[1], argv + 1); return 127; }
+EOF
+cc -O2 -static -o "$tmp/hop-static" "$tmp/hop.c"
+cc -O2 -o "$tmp/hop-dynamic" "$tmp/hop.c"
+
+echo "### The floor, and what is above it"
+echo
+if command -v hyperfine >/dev/null; then
+  hyperfine -N --style none --warmup 30 --runs "$runs" --export-json "$tmp/floor.json" \
+    -n bare "/bin/true" \
+    -n "exec hop, static" "$tmp/hop-static /bin/true" \
+    -n "exec hop, dynamic" "$tmp/hop-dynamic /bin/true" \
+    -n "launcher static --sandbox" "$STA --sandbox -- /bin/true" \
+    -n "launcher dynamic --sandbox" "$DYN --sandbox -- /bin/true" >/dev/null
+  echo "hyperfine \`-N\`, $runs runs each, one round (ratios to bare \`/bin/true\`):"
+  echo
+  echo "| command | ratio to bare | above bare, in units of bare |"
+  echo "|---|---|---|"
+  python3 - "$tmp/floor.json" <<'PY'
+import json, sys
+res = json.load(open(sys.argv[1]))["results"]
+base = res[0]["median"]
+for r in res:
+    print("| %s | %.2f× | +%.2f |" % (r["command"], r["median"] / base, r["median"] / base - 1))
+PY
+  echo
+  echo "The static hop is the floor for any launcher that execs the command; the dynamic hop minus"
+  echo "the static hop is the price of dynamic loading; the static launcher minus the static hop is"
+  echo "the launcher's own work."
+else
+  echo "hyperfine is not installed: skipped."
+fi
+echo
+
+echo "### Instructions executed (callgrind), \`--sandbox -- /bin/true\` up to the exec of the command"
+echo
+if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
+  for v in static dynamic hop-static hop-dynamic; do
+    case $v in
+      static) bin=$STA args=(--sandbox -- /bin/true) ;;
+      dynamic) bin=$DYN args=(--sandbox -- /bin/true) ;;
+      hop-static) bin=$tmp/hop-static args=(/bin/true) ;;
+      hop-dynamic) bin=$tmp/hop-dynamic args=(/bin/true) ;;
+    esac
+    (cd "$tmp" && valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$v" "$bin" "${args[@]}" \
+       >/dev/null 2>&1) || true
+    callgrind_annotate --threshold=100 "$tmp/cg.$v" >"$tmp/ann.$v" 2>/dev/null || true
+  done
+  echo "| binary | total instructions | in ld.so | in libc | in the program |"
+  echo "|---|---|---|---|---|"
+  for v in static dynamic hop-static hop-dynamic; do
+    awk -v name="$v" '
+      /PROGRAM TOTALS/ { gsub(",", "", $1); total = $1 }
+      /^ *[0-9,]+ .*:.*\[/ {
+        n = $1; gsub(",", "", n)
+        obj = $0; sub(/.*\[/, "", obj); sub(/\].*/, "", obj)
+        if (obj ~ /ld-linux/) ld += n
+        else if (obj ~ /libc\.so/) libc += n
+        else prog += n
+      }
+      /^ *[0-9,]+ .*:/ && !/\[/ { n = $1; gsub(",", "", n); prog += n }
+      END { printf "| %s | %d | %d | %d | %d |\n", name, total, ld, libc, prog }' "$tmp/ann.$v"
+  done
+  echo
+  echo "Top functions of the static launcher (self instructions):"
+  echo
+  echo '```'
+  awk '/^-+$/ {sep++} sep >= 3 && /^ *[0-9,]+ / {print; if (++n == 15) exit}' "$tmp/ann.static"
+  echo '```'
+  echo
+  echo "Top functions of the dynamic launcher:"
+  echo
+  echo '```'
+  awk '/^-+$/ {sep++} sep >= 3 && /^ *[0-9,]+ / {print; if (++n == 15) exit}' "$tmp/ann.dynamic"
+  echo '```'
+else
+  echo "valgrind is not installed: skipped (apt-get install valgrind)."
+fi
+echo
+
+echo "### System calls before the command's exec (strace)"
+echo
+if command -v strace >/dev/null; then
+  for v in static dynamic; do
+    bin=$STA; [ "$v" = dynamic ] && bin=$DYN
+    (cd "$tmp" && strace -o "$tmp/st.$v" "$bin" --sandbox -- /bin/true) || true
+    # Everything up to (not including) the second execve, the command's.
+    awk '/^execve\(/ {e++; if (e == 2) exit} {print}' "$tmp/st.$v" >"$tmp/pre.$v"
+    echo "- $v launcher: $(wc -l <"$tmp/pre.$v") system calls before the command's exec"
+  done
+  echo
+  echo "The static launcher's, in order (\`strace\`):"
+  echo
+  echo '```'
+  sed -E 's/^(.{0,150}).*/\1/' "$tmp/pre.static"
+  echo '```'
+  echo
+  echo "Counted by name for the dynamic launcher:"
+  echo
+  echo '```'
+  sed -E 's/\(.*//' "$tmp/pre.dynamic" | sort | uniq -c | sort -rn
+  echo '```'
+else
+  echo "strace is not installed: skipped (apt-get install strace)."
+fi
