@@ -12,6 +12,9 @@ bare command measured in the same run.
       One hyperfine --export-json file per round; prints, per command, the
       median over rounds of (median time / median time of the first command)
       and the min-max over rounds, as TSV: name, median, min, max, ms.
+  benchlib.py launch-ratios TSV...
+      One bench/launchtime output per run; per command the median over runs of
+      its wall and CPU ratios, with min-max, and bare's median ms.
   benchlib.py interleave-ratios JSON...
       The same for interleave files: name, wall median/min/max, cpu
       median/min/max, baseline ms.
@@ -103,6 +106,23 @@ def interleave_ratios(files):
                                                              + (statistics.median(base_ms),)))
 
 
+def launch_ratios(files):
+    rows = {}
+    names = []
+    for f in files:
+        for line in open(f):
+            c = line.rstrip("\n").split("\t")
+            if c[0] not in rows:
+                names.append(c[0])
+                rows[c[0]] = []
+            rows[c[0]].append([float(x) for x in c[1:]])
+    for n in names:
+        r = rows[n]
+        w = spread([x[0] for x in r])
+        c = spread([x[3] for x in r])
+        print("%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f" % ((n,) + w + c + (statistics.median(x[6] for x in r),)))
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -111,6 +131,8 @@ def main():
         interleave(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
     elif cmd == "hyperfine-ratios":
         hyperfine_ratios(sys.argv[2:])
+    elif cmd == "launch-ratios":
+        launch_ratios(sys.argv[2:])
     elif cmd == "interleave-ratios":
         interleave_ratios(sys.argv[2:])
     else:

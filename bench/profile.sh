@@ -4,7 +4,7 @@
 #
 #   bench/profile.sh STATIC_LAUNCHER DYNAMIC_LAUNCHER
 #
-# 1. The floor: hyperfine of bare /bin/true, of a do-nothing "hop" that only
+# 1. The floor: interleaved timing (bench/launchtime.c) of bare /bin/true, of a do-nothing "hop" that only
 #    execs /bin/true (built static and dynamic), and of the launchers. The hop
 #    costs what any launcher must pay (one more exec); hop-dynamic minus
 #    hop-static is the dynamic loader's share; launcher minus hop is the
@@ -12,14 +12,15 @@
 # 2. Instruction counts (callgrind; repeatable, unlike times), by object
 #    (ld.so, libc, the launcher) and by function.
 # 3. The system calls the launcher makes before it execs the command.
-# Needs hyperfine, valgrind (callgrind_annotate) and strace; a part whose tool
+# Needs valgrind (callgrind_annotate) and strace; a part whose tool
 # is missing is skipped and says so.
 set -euo pipefail
-STA=$1
-DYN=$2
+STA=$(realpath "$1")
+DYN=$(realpath "$2")
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbx-prof.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-runs=${SBX_PROFILE_RUNS:-300}
+rounds=${SBX_PROFILE_ROUNDS:-30}
 
 cat >"$tmp/hop.c" <<'EOF'
 #include <unistd.h>
@@ -30,31 +31,25 @@ cc -O2 -o "$tmp/hop-dynamic" "$tmp/hop.c"
 
 echo "### The floor, and what is above it"
 echo
-if command -v hyperfine >/dev/null; then
-  hyperfine -N --style none --warmup 30 --runs "$runs" --export-json "$tmp/floor.json" \
-    -n bare "/bin/true" \
-    -n "exec hop, static" "$tmp/hop-static /bin/true" \
-    -n "exec hop, dynamic" "$tmp/hop-dynamic /bin/true" \
-    -n "launcher static --sandbox" "$STA --sandbox -- /bin/true" \
-    -n "launcher dynamic --sandbox" "$DYN --sandbox -- /bin/true" >/dev/null
-  echo "hyperfine \`-N\`, $runs runs each, one round (ratios to bare \`/bin/true\`):"
-  echo
-  echo "| command | ratio to bare | above bare, in units of bare |"
-  echo "|---|---|---|"
-  python3 - "$tmp/floor.json" <<'PY'
-import json, sys
-res = json.load(open(sys.argv[1]))["results"]
-base = res[0]["median"]
-for r in res:
-    print("| %s | %.2f× | +%.2f |" % (r["command"], r["median"] / base, r["median"] / base - 1))
-PY
-  echo
-  echo "The static hop is the floor for any launcher that execs the command; the dynamic hop minus"
-  echo "the static hop is the price of dynamic loading; the static launcher minus the static hop is"
-  echo "the launcher's own work."
-else
-  echo "hyperfine is not installed: skipped."
-fi
+cc -O2 -o "$tmp/launchtime" "$here/launchtime.c"
+for i in 1 2 3; do
+  "$tmp/launchtime" -n "$rounds" -b 20 -o "$tmp/floor.$i.tsv" "bare=/bin/true" \
+    "exec hop, static=$tmp/hop-static /bin/true" "exec hop, dynamic=$tmp/hop-dynamic /bin/true" \
+    "launcher static --sandbox=$STA --sandbox -- /bin/true" \
+    "launcher dynamic --sandbox=$DYN --sandbox -- /bin/true"
+done
+echo "bench/launchtime.c, interleaved batches of 20, $rounds batches, 3 runs (median run, min–max):"
+echo
+echo "| command | wall ratio to bare | spread | CPU ratio to bare | spread |"
+echo "|---|---|---|---|---|"
+python3 "$here/benchlib.py" launch-ratios "$tmp"/floor.*.tsv |
+  while IFS=$'\t' read -r name wm wlo whi cm clo chi base; do
+    echo "| $name | **${wm}×** | ${wlo}–${whi} | ${cm}× | ${clo}–${chi} |"
+  done
+echo
+echo "The static hop (a program that only execs its argument) is the floor for any launcher that"
+echo "execs the command; the dynamic hop minus the static hop is the price of dynamic loading; a"
+echo "launcher minus the hop of its kind is the launcher's own work (parse, resolve, Landlock, seccomp)."
 echo
 
 echo "### Instructions executed (callgrind), \`--sandbox -- /bin/true\` up to the exec of the command"

@@ -36,9 +36,9 @@ done
 want() { local s; for s in "${sections[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 
 if [ "$quick" = 1 ]; then
-  launch_runs=100 work_runs=5 scale_n=300 rss_runs=5 rounds=${SBX_BENCH_ROUNDS:-2}
+  lt_rounds=10 lt_batch=10 work_runs=5 scale_n=300 rss_runs=5 rounds=${SBX_BENCH_ROUNDS:-2}
 else
-  launch_runs=300 work_runs=11 scale_n=1000 rss_runs=15
+  lt_rounds=30 lt_batch=20 work_runs=11 scale_n=1000 rss_runs=15
 fi
 
 # ---- tools ----
@@ -99,47 +99,59 @@ ratio_table() { # TITLE-OF-FIRST-COLUMN < TSV
 }
 
 # ---- launch ----
+# Interleaved batches (bench/launchtime.c), not sequential hyperfine runs: on
+# a shared machine the load drifts between one command's runs and the next's.
+lt_table() { # < TSV from benchlib launch-ratios
+  echo "| command | wall: ratio to bare | spread over $rounds runs | CPU: ratio to bare | spread |"
+  echo "|---|---|---|---|---|"
+  while IFS=$'\t' read -r name wm wlo whi cm clo chi base; do
+    echo "| \`$name\` | **${wm}×** | ${wlo}–${whi} | ${cm}× | ${clo}–${chi} |"
+  done
+}
 if want launch; then
-  echo "== launch: hyperfine -N, $launch_runs runs per command, $rounds rounds"
-  cmds=(-n bare "/bin/true")
-  for m in "${MODES[@]}"; do
-    cmds+=(-n "launcher (static) $m" "$STA $m -- /bin/true")
-  done
-  for m in "${MODES[@]}"; do
-    cmds+=(-n "launcher (dynamic) $m" "$DYN $m -- /bin/true")
-  done
+  echo "== launch: interleaved batches (bench/launchtime.c), $rounds runs"
+  cc -O2 -o "$WORK/bin/launchtime" "$src/bench/launchtime.c"
+  LT=$WORK/bin/launchtime
+  cmds=("bare=/bin/true")
+  for m in "${MODES[@]}"; do cmds+=("launcher (static) $m=$STA $m -- /bin/true"); done
+  for m in "${MODES[@]}"; do cmds+=("launcher (dynamic) $m=$DYN $m -- /bin/true"); done
+  peer=("bare=/bin/true" "launcher (static) --sandbox=$STA --sandbox -- /bin/true")
+  [ "$have_bwrap" = 1 ] && peer+=("bubblewrap=$(command -v bwrap) ${BWRAP#bwrap } /bin/true")
+  [ "$have_firejail" = 1 ] && peer+=("firejail=$(command -v firejail) ${FIREJAIL#firejail } /bin/true")
   for i in $(seq "$rounds"); do
-    hyperfine -N --style none --warmup 30 --runs "$launch_runs" \
-      --export-json "$R/launch.$i.json" "${cmds[@]}" >/dev/null
+    "$LT" -n "$lt_rounds" -b "$lt_batch" -o "$R/launch.$i.tsv" "${cmds[@]}"
+    "$LT" -n "$lt_rounds" -b 4 -o "$R/peers.$i.tsv" "${peer[@]}"
   done
-  $BL hyperfine-ratios "$R"/launch.*.json >"$R/launch.tsv"
-  peer=(-n bare "/bin/true" -n "launcher (static) --sandbox" "$STA --sandbox -- /bin/true")
-  [ "$have_bwrap" = 1 ] && peer+=(-n "bubblewrap" "$BWRAP /bin/true")
-  [ "$have_firejail" = 1 ] && peer+=(-n "firejail" "$FIREJAIL /bin/true")
-  for i in $(seq "$rounds"); do
-    hyperfine -N --style none --warmup 3 --runs $((launch_runs / 10 + 10)) \
-      --export-json "$R/peers.$i.json" "${peer[@]}" >/dev/null
-  done
-  $BL hyperfine-ratios "$R"/peers.*.json >"$R/peers.tsv"
+  $BL launch-ratios "$R"/launch.*.tsv >"$R/launch.tsv"
+  $BL launch-ratios "$R"/peers.*.tsv >"$R/peers.tsv"
   {
     echo "## Launch: \`sandbox-exec-launcher MODE -- /bin/true\` against bare \`/bin/true\`"
     echo
-    echo "hyperfine without a shell (\`-N\`), $launch_runs runs after 30 warm-ups per command, $rounds"
-    echo "rounds; each figure is median time ÷ the bare median of the same round. Bare \`/bin/true\`:"
-    echo "$(cut -f5 "$R/launch.tsv" | head -1) ms median here (for scale only)."
+    echo "[bench/launchtime.c](../bench/launchtime.c): fork+execve+wait of each command in batches of"
+    echo "$lt_batch, the commands interleaved in a shuffled order, $lt_rounds batches each; a run's figure is the"
+    echo "median over batches of (batch mean ÷ bare's batch mean of the same round). The whole is run"
+    echo "$rounds times: the table gives the median run and the spread (min–max) over runs. CPU is user+sys"
+    echo "of the child (wait4), the steadier figure while other work shares the machine. Bare \`/bin/true\`:"
+    echo "$(cut -f8 "$R/launch.tsv" | head -1) ms median here (for scale only)."
     echo
-    ratio_table "command" <"$R/launch.tsv"
+    lt_table <"$R/launch.tsv"
     echo
     echo "### Against peers, with equivalent policies (no network, writes only in the project and /tmp)"
+    echo
+    echo "Same method, batches of 4."
     echo
     echo "- bubblewrap: \`$BWRAP /bin/true\`"
     echo "- firejail: \`$FIREJAIL /bin/true\`"
     peers_note
     echo
-    ratio_table "command" <"$R/peers.tsv"
+    lt_table <"$R/peers.tsv"
   } >"$R/10-launch.md"
-  metric launch_static "$(awk -F'\t' '$1=="launcher (static) --sandbox"{print $2}' "$R/launch.tsv")"
-  metric launch_dynamic "$(awk -F'\t' '$1=="launcher (dynamic) --sandbox"{print $2}' "$R/launch.tsv")"
+  for v in static dynamic; do
+    for m in "${MODES[@]}"; do
+      metric "launch_${v}$m" "$(awk -F'\t' -v n="launcher ($v) $m" '$1==n{print $2}' "$R/launch.tsv")"
+      metric "launchcpu_${v}$m" "$(awk -F'\t' -v n="launcher ($v) $m" '$1==n{print $5}' "$R/launch.tsv")"
+    done
+  done
   cat "$R/launch.tsv" "$R/peers.tsv"
 fi
 
@@ -436,8 +448,12 @@ verdict() { # VALUE OP GOAL
   echo
   echo "| goal | measured (median) | verdict |"
   echo "|---|---|---|"
-  v=$(get launch_static); echo "| launcher \`--sandbox\` ≤ 1.85× bare \`/bin/true\` (static build) | ${v:-–}× | $(verdict "$v" '<=' 1.85) |"
-  v=$(get launch_dynamic); echo "| launcher \`--sandbox\` ≤ 1.85× bare (dynamic build) | ${v:-–}× | $(verdict "$v" '<=' 1.85) |"
+  for v in static dynamic; do
+    for m in "${MODES[@]}"; do
+      w=$(get "launch_${v}$m"); c=$(get "launchcpu_${v}$m")
+      echo "| launcher ($v) \`$m\` ≤ 1.85× bare \`/bin/true\` (wall; CPU in brackets) | ${w:-–}× (${c:-–}×) | $(verdict "$w" '<=' 1.85) |"
+    done
+  done
   v=$(get spawn_sandbox); echo "| \`sandbox_spawn\` ≤ 1.15× fork+execve | ${v:-–}× | $(verdict "$v" '<=' 1.15) |"
   for m in "${MODES[@]}"; do
     v=$(get "insandbox_worst launcher $m")
