@@ -13,6 +13,9 @@ cmake --preset default >/dev/null
 cmake --build --preset default -j"$(nproc)"
 ctest --preset default -j2
 
+echo "== benchmark smoke: fails only on a gross regression (docs/bench.md has the real numbers)"
+bash bench/smoke.sh build/default/sandbox-exec-launcher
+
 echo "== build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j"$(nproc)"
