@@ -7,7 +7,8 @@
 #
 #   bench/run.sh [--quick] [SECTION...]
 #     SECTIONs: launch spawn insandbox scale rss hardlink areas profile
-#     (default: all). --quick: fewer runs, for trying the script out.
+#     (default: all; a subset replaces only its own results on the page;
+#     "page" alone only rewrites the page). --quick: fewer runs, for trying.
 #   SBX_BENCH_ROUNDS   rounds per measurement (default 3; the spread over rounds is reported)
 #   SBX_BENCH_DIR      scratch trees and raw results (default build/bench-data)
 #   SBX_BENCH_OUT      the results page (default docs/bench.md)
@@ -29,6 +30,7 @@ for a in "$@"; do
   case $a in
     --quick) quick=1 ;;
     launch|spawn|insandbox|scale|rss|hardlink|areas|profile) sections+=("$a") ;;
+    page) sections+=(page) ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument $a" >&2; exit 2 ;;
   esac
@@ -77,7 +79,7 @@ R=$WORK/results
 # A subset of sections replaces only its own results: the page keeps the rest.
 declare -A frag=([launch]=10-launch [spawn]=20-spawn [insandbox]=30-insandbox [scale]=40-scale
                  [rss]=50-rss [hardlink]=60-hardlink [areas]=70-areas [profile]=80-profile)
-for s in "${sections[@]}"; do rm -f "$R/${frag[$s]}.md"; done
+for s in "${sections[@]}"; do [ -n "${frag[$s]:-}" ] && rm -f "$R/${frag[$s]}.md"; done
 touch "$R/metrics.tsv"
 cd "$P"
 if ! "$STA" --sandbox -- /bin/true; then
@@ -126,7 +128,7 @@ if want launch; then
   rm -f "$R"/launch.*.tsv "$R"/peers.*.tsv
   for i in $(seq "$rounds"); do
     "$LT" -n "$lt_rounds" -b "$lt_batch" -o "$R/launch.$i.tsv" "${cmds[@]}"
-    "$LT" -n "$lt_rounds" -b 4 -o "$R/peers.$i.tsv" "${peer[@]}"
+    "$LT" -n "$lt_rounds" -b 10 -o "$R/peers.$i.tsv" "${peer[@]}"
   done
   $BL launch-ratios "$R"/launch.*.tsv >"$R/launch.tsv"
   $BL launch-ratios "$R"/peers.*.tsv >"$R/peers.tsv"
@@ -144,7 +146,7 @@ if want launch; then
     echo
     echo "### Against peers, with equivalent policies (no network, writes only in the project and /tmp)"
     echo
-    echo "Same method, batches of 4."
+    echo "Same method, batches of 10."
     echo
     echo "- bubblewrap: \`$BWRAP /bin/true\`"
     echo "- firejail: \`$FIREJAIL /bin/true\`"
@@ -173,10 +175,6 @@ if want spawn; then
       echo
       sed -n '/^## A small host/,$p' "$R/spawn.txt"
     } >"$R/20-spawn.md"
-    # The --sandbox row of the small-host table: its ratio column is the last "N.NN×"-like figure.
-    v=$(awk '/^## A small host/{on=1} /^## A host with/{on=0} on && /sandbox_spawn, --sandbox/' "$R/spawn.txt" |
-        grep -oE '[0-9]+\.[0-9]+ *×|[0-9]+\.[0-9]+x' | tail -1 | tr -dc '0-9.')
-    [ -n "$v" ] && metric spawn_sandbox "$v"
     cat "$R/spawn.txt"
   else
     echo "== spawn: bench/spawn.sh is not on this branch yet: skipped"
@@ -437,6 +435,14 @@ if want profile; then
 fi
 
 # ---- the page ----
+# sandbox_spawn --sandbox on a small host: the median over spawn.sh's runs of
+# its "ratio (median)" column (the third figure of the row).
+if [ -f "$R/spawn.txt" ]; then
+  v=$(awk -F'|' '/^## A small host/{on=1} /^## A host with/{on=0}
+        on && $2 ~ /^ *sandbox_spawn, --sandbox *$/ {gsub(/[^0-9.]/, "", $4); print $4}' "$R/spawn.txt" |
+      sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}')
+  [ -n "$v" ] && metric spawn_sandbox "$v"
+fi
 abi=$("$STA" --self-test | sed -n 's/.*Landlock ABI \([0-9]*\).*/\1/p' | head -1)
 get() { awk -F'\t' -v k="$1" '$1==k{print $2}' "$R/metrics.tsv" 2>/dev/null | tail -1; }
 verdict() { # VALUE OP GOAL
