@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "spawn_rounds.h"
 #include "linux/spawn.h"
 
 static int count_fds(void)
@@ -137,7 +138,7 @@ static void test_thousand_spawns_with_busy_threads_leak_nothing(void **state)
     for (i = 0; i < 4; i++)
         assert_int_equal(pthread_create(&th[i], NULL, busy, NULL), 0);
     before = count_fds();
-    for (i = 0; i < 1000; i++)
+    for (i = 0; i < SBX_SPAWN_ROUNDS; i++)
         assert_int_equal(spawn_and_wait(p, argv, NULL, NULL), 0);
     stop_threads = 1;
     for (i = 0; i < 4; i++)

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "spawn_rounds.h"
 #include "sandbox.h"
 
 static char project[64];
@@ -83,7 +84,7 @@ static void test_thousand_confined_spawns_with_busy_threads(void **state)
     for (i = 0; i < 4; i++)
         pthread_create(&th[i], NULL, busy, NULL);
     before = count_fds();
-    for (i = 0; i < 1000; i++)
+    for (i = 0; i < SBX_SPAWN_ROUNDS; i++)
         assert_int_equal(run(p, argv), 0);
     stop_threads = 1;
     for (i = 0; i < 4; i++)
