@@ -61,7 +61,10 @@ void sbx_backend_self_test(sandbox_report *report)
                "fixed deny-default profile: reads, exec, sysctl reads, own-process info and "
                "signals, /dev/null, /dev/zero and the terminal, opendirectoryd and cfprefsd only",
                missing);
-    capability(&report->internet_only, 0, "", "not implemented for macOS yet");
+    capability(&report->internet_only, ok,
+               "outbound IP allowed, loopback refused, nothing may listen; the Mac's own "
+               "non-loopback addresses stay reachable (Seatbelt names only * or localhost)",
+               missing);
     /* Same door as everything else: the deny rules are part of the profile
      * sandbox-exec installs, so they are available exactly when it exists. */
     capability(&report->protected_paths, ok,

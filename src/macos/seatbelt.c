@@ -340,12 +340,21 @@ static int render_network(sbx_buf *b, const sbx_resolved *r, sandbox_error *err)
         add_literal(b, "/private/var/run/mDNSResponder");
         sbx_buf_add(b, ")))\n");
         return SANDBOX_OK;
+    case SANDBOX_NETWORK_INTERNET_ONLY:
+        /* Spec 004: the internet yes, this machine no. Outbound IP is given
+         * back, then loopback is taken away again (later rules win); binding
+         * and inbound stay refused, so nothing here can serve the LAN.
+         * Seatbelt's address filters name only "*" or "localhost", so the
+         * Mac's other own addresses (its LAN address) cannot be refused by
+         * the profile: docs/macos.md says so, and so does self-test. */
+        sbx_buf_add(b, "; network: the internet only; loopback is refused, nothing may listen\n"
+                       "(deny network*)\n"
+                       "(allow network* (local unix-socket) (remote unix-socket))\n"
+                       "(allow network-outbound (remote ip \"*:*\"))\n"
+                       "(deny network-outbound (remote ip \"localhost:*\"))\n");
+        return SANDBOX_OK;
     default:
-        /* Internet-only (no loopback, no own addresses) is a later issue; a
-         * mode we cannot render is refused so nothing runs less confined. */
-        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0,
-                        "the internet-only network mode is not implemented for macOS yet; "
-                        "refusing to run the command");
+        return sbx_fail(err, SANDBOX_E_INVALID, 0, "unknown network setting %d", r->network);
     }
 }
 

@@ -173,19 +173,31 @@ static void test_read_only_refuses_unix_sockets_and_writes(void **state)
     assert_null(strstr(golden_read_only, "appleevent"));
 }
 
-static void test_internet_only_is_refused_not_weakened(void **state)
+static void test_internet_only_allows_outbound_ip_but_not_loopback(void **state)
 {
     sandbox_policy *p = policy(SANDBOX_NETWORK_INTERNET_ONLY, SANDBOX_FS_CONFINED, "/p");
     sbx_resolved r;
     sbx_seatbelt_plan plan;
     sandbox_error err;
+    const char *allow_ip, *deny_lo, *deny_all;
     (void)state;
     assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_MACOS, &r, &err), SANDBOX_OK);
     assert_int_equal(sbx_seatbelt_plan_build(&r, cmd, sbx_macos_canon_textual, &plan, &err),
-                     SANDBOX_E_UNSUPPORTED);
-    assert_non_null(strstr(err.message, "internet-only"));
-    assert_null(plan.profile);
-    assert_null(plan.argv);
+                     SANDBOX_OK);
+    deny_all = strstr(plan.profile, "(deny network*)\n");
+    allow_ip = strstr(plan.profile, "(allow network-outbound (remote ip \"*:*\"))\n");
+    deny_lo = strstr(plan.profile, "(deny network-outbound (remote ip \"localhost:*\"))\n");
+    /* Later rules win: refuse all, give outbound IP back, take loopback away. */
+    assert_non_null(deny_all);
+    assert_non_null(allow_ip);
+    assert_non_null(deny_lo);
+    assert_true(deny_all < allow_ip && allow_ip < deny_lo);
+    /* Nothing may listen or accept: no bind or inbound allowance. */
+    assert_null(strstr(plan.profile, "(allow network-bind"));
+    assert_null(strstr(plan.profile, "(allow network-inbound"));
+    /* Unlike no-network, DNS must work to reach the internet by name. */
+    assert_null(strstr(plan.profile, "mDNSResponder"));
+    sbx_seatbelt_plan_free(&plan);
     sbx_resolved_free(&r);
     sandbox_policy_free(p);
 }
@@ -831,7 +843,7 @@ int main(void)
         cmocka_unit_test(test_golden_network_and_confined),
         cmocka_unit_test(test_golden_read_only_is_fixed_and_has_no_params),
         cmocka_unit_test(test_read_only_refuses_unix_sockets_and_writes),
-        cmocka_unit_test(test_internet_only_is_refused_not_weakened),
+        cmocka_unit_test(test_internet_only_allows_outbound_ip_but_not_loopback),
         cmocka_unit_test(test_firmlink_map_is_textual_and_exact),
         cmocka_unit_test(test_each_root_by_literal_and_canonical_deduplicated),
         cmocka_unit_test(test_canonical_and_literal_roots_collapse),
