@@ -17,6 +17,10 @@
 #   confined+truncate+ioctl  plus IOCTL_DEV as well
 #   launcher                 sandbox-exec-launcher --confine-fs, once it can
 #                            apply the filesystem seccomp group (else skipped)
+#   launcher-ro              sandbox-exec-launcher --read-only (the same gate)
+#   launcher-ro-before       SBX_BENCH_BEFORE=PATH: another launcher binary
+#                            (say, an older build) under --read-only, to compare
+#                            two versions in the same interleaved run
 # The tree sits outside every writable root (the path walk's worst case).
 # Results: ratios per round to stdout; raw JSON in $WORK/results.
 set -eu
@@ -57,14 +61,17 @@ bench_one() { # NAME CMD...
   local name=$1
   shift
   python3 - "$name" "$round" "$runs" "$WORK/results/$name.$round.json" "$run" "$WORK/proj" \
-      "$launcher_ok" "$L" "$@" <<'PY'
+      "$launcher_ok" "$L" "${SBX_BENCH_BEFORE:-}" "$@" <<'PY'
 import json, os, random, resource, statistics, subprocess, sys, time
-name, rnd, runs, out, run, proj, launcher_ok, launcher = sys.argv[1:9]
-cmd = sys.argv[9:]
+name, rnd, runs, out, run, proj, launcher_ok, launcher, before = sys.argv[1:10]
+cmd = sys.argv[10:]
 variants = {v: [run, v, proj, "--"] + cmd for v in
             ("none", "confined", "confined+truncate", "confined+truncate+ioctl")}
 if launcher_ok == "1":
     variants["launcher"] = [launcher, "--confine-fs", "--project", proj, "--"] + cmd
+    variants["launcher-ro"] = [launcher, "--read-only", "--project", proj, "--"] + cmd
+if launcher_ok == "1" and before:
+    variants["launcher-ro-before"] = [before, "--read-only", "--project", proj, "--"] + cmd
 wall = {v: [] for v in variants}
 cpu = {v: [] for v in variants}
 def once(argv):

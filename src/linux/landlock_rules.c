@@ -15,7 +15,8 @@
      SBX_LL_FS_MAKE_BLOCK | SBX_LL_FS_MAKE_SYM)
 
 /* Read-only mode lets these devices be written: shells redirect to them
- * with O_TRUNC, and they have no ioctl that changes anything. */
+ * with O_TRUNC (harmless on them), and they have no ioctl that changes
+ * anything. */
 static const char *const ro_devices[][2] = {
     {"/dev/null", "null device"},
     {"/dev/zero", "zero device"},
@@ -74,10 +75,11 @@ static uint64_t confined_fs(int abi)
      * and link, so handling it never costs a legitimate operation. */
     if (abi >= 2)
         m |= SBX_LL_FS_REFER;
-    /* TRUNCATE and IOCTL_DEV are left out on purpose: either one makes the
-     * kernel check the path on every open(2), read-only opens included
-     * (bench/landlock.sh measures it); truncation outside the roots is
-     * refused by the seccomp filter instead. */
+    /* TRUNCATE is left out on purpose: it makes the kernel check the path
+     * on every open(2), read-only opens included (bench/landlock.sh
+     * measures it); truncation outside the roots is refused by the seccomp
+     * filter instead. IOCTL_DEV (checked on device opens only) is left out
+     * because the device list already decides which devices open at all. */
     return m;
 }
 
@@ -92,8 +94,10 @@ void sbx_landlock_handled_for(int abi, int filesystem, int network,
         /* Read-only needs scoping (ABI 6); the caller refuses lower ABIs,
          * the masks below stay ABI-exact all the same. */
         h->fs = confined_fs(abi);
-        if (abi >= 3)
-            h->fs |= SBX_LL_FS_TRUNCATE;
+        /* No TRUNCATE, as in confined mode: it costs a path walk on every
+         * open, and the seccomp truncation group plus write_file close every
+         * truncation route already (docs/landlock.md). IOCTL_DEV stays: the
+         * kernel computes it only when a device is opened. */
         if (abi >= 5)
             h->fs |= SBX_LL_FS_IOCTL_DEV;
         if (abi >= 4)
@@ -117,10 +121,9 @@ void sbx_landlock_handled_for(int abi, int filesystem, int network,
 
 uint64_t sbx_landlock_terminal_rights(int abi)
 {
+    /* No TRUNCATE: no mode handles it, and a rule may not grant it then. */
     uint64_t m = SBX_LL_FS_WRITE_FILE;
     abi = clamp_abi(abi);
-    if (abi >= 3)
-        m |= SBX_LL_FS_TRUNCATE;
     if (abi >= 5)
         m |= SBX_LL_FS_IOCTL_DEV;
     return m;
@@ -223,7 +226,8 @@ int sbx_landlock_plan_build(const sbx_resolved *r, int abi, const char *why,
                          fs & LL_NO_DEVICE_NODES, fs & SBX_LL_FS_FILE_RIGHTS, 0);
         }
     } else if (r->filesystem == SANDBOX_FS_READ_ONLY) {
-        uint64_t dev = (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE | SBX_LL_FS_IOCTL_DEV) & fs;
+        /* O_TRUNC on these needs no TRUNCATE right: read-only does not handle it. */
+        uint64_t dev = (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_IOCTL_DEV) & fs;
         /* dir_rights 0: a directory at these paths would widen the grant
          * to everything beneath it, so it is an error instead. */
         for (i = 0; i < sizeof ro_devices / sizeof ro_devices[0]; i++)

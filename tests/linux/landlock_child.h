@@ -1,6 +1,7 @@
 /* Shared by the Landlock enforcement tests: confine a forked child with the
  * library's own Landlock ruleset and capability drop (apply order as in
- * backend.c, no seccomp), run one operation there, report its errno.
+ * backend.c, no seccomp; T_READ_ONLY_FULL adds it), run one operation there,
+ * report its errno.
  *
  * The launcher cannot be used for this until the seccomp filter exists (it
  * fails closed without one), so these tests drive the library's internals.
@@ -25,7 +26,10 @@
 
 #include "linux/linux.h"
 
-enum t_mode { T_NONE, T_CONFINED, T_READ_ONLY, T_NET_DENY };
+/* T_READ_ONLY_FULL: the whole read-only stack, as the launcher applies it
+ * (sbx_linux_prepare + sbx_linux_apply: Landlock, capabilities and the
+ * seccomp filter), for what Landlock alone no longer refuses. */
+enum t_mode { T_NONE, T_CONFINED, T_READ_ONLY, T_NET_DENY, T_READ_ONLY_FULL };
 
 /* The paths a confined child may write beneath (besides /tmp and /dev). */
 struct t_roots {
@@ -46,9 +50,10 @@ static inline int t_confine(enum t_mode mode, const struct t_roots *roots, char 
     p = sandbox_policy_new();
     if (!p)
         return -1;
-    sandbox_policy_set_filesystem(p, mode == T_CONFINED    ? SANDBOX_FS_CONFINED
-                                     : mode == T_READ_ONLY ? SANDBOX_FS_READ_ONLY
-                                                           : SANDBOX_FS_UNRESTRICTED);
+    sandbox_policy_set_filesystem(p, mode == T_CONFINED ? SANDBOX_FS_CONFINED
+                                     : mode == T_READ_ONLY || mode == T_READ_ONLY_FULL
+                                         ? SANDBOX_FS_READ_ONLY
+                                         : SANDBOX_FS_UNRESTRICTED);
     sandbox_policy_set_network(p, mode == T_CONFINED ? SANDBOX_NETWORK_ALLOW
                                                      : SANDBOX_NETWORK_DENY);
     if (roots && roots->project)
@@ -59,19 +64,27 @@ static inline int t_confine(enum t_mode mode, const struct t_roots *roots, char 
         sandbox_policy_set_working_dir(p, roots->workdir);
     if (roots && roots->tmpdir)
         sandbox_policy_set_temp_dir(p, roots->tmpdir);
-    rc = sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err);
-    sandbox_policy_free(p);
-    if (rc != SANDBOX_OK) {
-        fprintf(stderr, "t_confine: %s\n", err.message);
-        return -1;
-    }
-    memset(&plan, 0, sizeof plan);
-    plan.ruleset_fd = -1;
     if (warning && wsize)
         warning[0] = 0;
-    rc = sbx_landlock_prepare(&r, &plan.ruleset_fd, &plan.landlock_flags, warning, wsize, &err);
-    plan.drop_caps = sbx_caps_drop_mask(r.filesystem, r.network);
-    sbx_resolved_free(&r);
+    if (mode == T_READ_ONLY_FULL) {
+        char scratch[512];
+        rc = sbx_linux_prepare(p, &plan, warning && wsize ? warning : scratch,
+                               warning && wsize ? wsize : sizeof scratch, &err);
+        sandbox_policy_free(p);
+    } else {
+        rc = sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err);
+        sandbox_policy_free(p);
+        if (rc != SANDBOX_OK) {
+            fprintf(stderr, "t_confine: %s\n", err.message);
+            return -1;
+        }
+        memset(&plan, 0, sizeof plan);
+        plan.ruleset_fd = -1;
+        rc = sbx_landlock_prepare(&r, &plan.ruleset_fd, &plan.landlock_flags, warning, wsize,
+                                  &err);
+        plan.drop_caps = sbx_caps_drop_mask(r.filesystem, r.network);
+        sbx_resolved_free(&r);
+    }
     if (rc != SANDBOX_OK) {
         fprintf(stderr, "t_confine: %s\n", err.message);
         return -1;

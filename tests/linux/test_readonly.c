@@ -1,6 +1,7 @@
 /* Read-only mode, the Landlock and capability parts, against the real
  * kernel: a forked child applies no_new_privs, the capability drop and the
- * read-only ruleset (no seccomp: that part belongs to the filter). Each
+ * read-only ruleset (no seccomp: that part belongs to the filter; truncation,
+ * which Landlock leaves to the filter here, runs the whole stack). Each
  * refusal is also tried unconfined to show the test can fail. */
 #include "landlock_child.h"
 
@@ -74,8 +75,7 @@ static void test_read_only_refuses_every_write_outside_the_devices(void **state)
         {"create in /tmp", op_open_only, "/tmp/sbx-ll-ro-new", "0101"},
         {"create in /dev/shm", op_open_only, "/dev/shm/sbx-ll-ro-new", "0101"},
         {"open a project file O_WRONLY", op_open_only, "proj/file", "01"},
-        {"open an outside file O_RDONLY|O_TRUNC", op_open_only, "out/existing", "01000"},
-        {"truncate(2) an outside file", op_truncate, "out/existing", NULL},
+        {"open an outside file O_WRONLY|O_TRUNC", op_open_only, "out/existing", "01001"},
         {"mkdir in the project", op_mkdir, "proj/d", NULL},
         {"unlink a project file", op_unlink, "proj/file", NULL},
         {"rename a project file", op_rename, "proj/file", "proj/file2"},
@@ -112,6 +112,50 @@ static void test_read_only_refuses_every_write_outside_the_devices(void **state)
             unlink(a);
         assert_int_equal(teardown(state), 0);
         assert_int_equal(setup(state), 0);
+    }
+}
+
+/* Read-only does not handle Landlock's TRUNCATE (it would cost a path walk
+ * on every open): truncation without a write open is the seccomp filter's,
+ * so it is proved through the whole stack, with the errno the filter gives. */
+static void test_read_only_full_stack_refuses_truncation_outside(void **state)
+{
+    static const struct {
+        const char *what;
+        t_op op;
+        const char *flags;
+        int want;
+    } ops[] = {
+        {"open an outside file O_RDONLY|O_TRUNC", op_open_only, "01000", EACCES},
+        {"truncate(2) an outside file", op_truncate, NULL, EPERM},
+    };
+    char path[192];
+    size_t i;
+    (void)state;
+    snprintf(path, sizeof path, "%s/existing", outside);
+    for (i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        struct stat st;
+        int got, alone, free_;
+        assert_int_equal(t_write_file(path, "orig"), 0);
+        got = t_run(T_READ_ONLY_FULL, &roots, ops[i].op, path, ops[i].flags);
+        assert_int_equal(stat(path, &st), 0);
+        print_message("%-40s full read-only: %s; size after: %lld\n", ops[i].what,
+                      strerror(got), (long long)st.st_size);
+        assert_int_equal(got, ops[i].want);
+        assert_int_equal(st.st_size, 4); /* untouched */
+        /* Landlock alone lets it through: the filter is the layer that refuses. */
+        alone = t_run(T_READ_ONLY, &roots, ops[i].op, path, ops[i].flags);
+        assert_int_equal(stat(path, &st), 0);
+        print_message("%-40s Landlock alone: %s; size after: %lld\n", ops[i].what,
+                      strerror(alone), (long long)st.st_size);
+        assert_int_equal(alone, 0);
+        assert_int_equal(st.st_size, 0);
+        /* And unconfined it truncates: the refusal above is not an accident. */
+        assert_int_equal(t_write_file(path, "orig"), 0);
+        free_ = t_run(T_NONE, &roots, ops[i].op, path, ops[i].flags);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(free_, 0);
+        assert_int_equal(st.st_size, 0);
     }
 }
 
@@ -453,6 +497,7 @@ int main(int argc, char **argv)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(test_read_only_refuses_every_write_outside_the_devices),
+        T(test_read_only_full_stack_refuses_truncation_outside),
         T(test_read_only_still_writes_and_truncates_null_zero_full),
         T(test_read_only_runs_everyday_read_tools),
         T(test_read_only_keeps_the_terminal_writable_with_ioctls),

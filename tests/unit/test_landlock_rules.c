@@ -272,7 +272,7 @@ static void test_read_only_is_refused_below_abi_6_naming_the_abi(void **state)
     sbx_resolved_free(&r);
 }
 
-static void test_read_only_handles_every_write_right_tcp_and_both_scopes(void **state)
+static void test_read_only_handles_every_write_right_but_truncate_tcp_and_both_scopes(void **state)
 {
     static const char *const devs[] = {"/dev/null", "/dev/zero", "/dev/full"};
     sbx_resolved r;
@@ -288,8 +288,7 @@ static void test_read_only_handles_every_write_right_tcp_and_both_scopes(void **
         assert_int_equal(sbx_landlock_plan_build(&r, abi, "", &p, warning, sizeof warning, &err),
                          SANDBOX_OK);
         assert_int_equal(p.abi, abi > 7 ? 7 : abi);
-        assert_true(p.handled.fs ==
-                    (V1_WRITE | SBX_LL_FS_REFER | SBX_LL_FS_TRUNCATE | SBX_LL_FS_IOCTL_DEV));
+        assert_true(p.handled.fs == (V1_WRITE | SBX_LL_FS_REFER | SBX_LL_FS_IOCTL_DEV));
         assert_true(p.handled.net == TCP);
         assert_true(p.handled.scoped == SCOPES);
         assert_int_equal(p.n_rules, 3);
@@ -297,10 +296,44 @@ static void test_read_only_handles_every_write_right_tcp_and_both_scopes(void **
         for (i = 0; i < 3; i++) {
             assert_string_equal(p.rules[i].path, devs[i]);
             assert_true(p.rules[i].dir_rights == 0); /* a directory there is an error */
-            assert_true(p.rules[i].file_rights ==
-                        (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE | SBX_LL_FS_IOCTL_DEV));
+            /* O_TRUNC on these works without the right: it is not handled. */
+            assert_true(p.rules[i].file_rights == (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_IOCTL_DEV));
             assert_int_equal(p.rules[i].mandatory, 1);
         }
+        sbx_landlock_plan_free(&p);
+    }
+    assert_string_equal(warning, "");
+    sbx_resolved_free(&r);
+}
+
+/* TRUNCATE costs a path walk on every open (docs/bench-landlock.md) and the
+ * seccomp truncation group closes truncation instead; IOCTL_DEV is computed
+ * on device opens only, so read-only keeps refusing device ioctls with it.
+ * No rule or terminal grant may name an unhandled right. */
+static void test_read_only_handles_ioctl_dev_but_never_truncate(void **state)
+{
+    sbx_resolved r;
+    struct sbx_landlock_plan p;
+    struct sbx_landlock_handled h;
+    sandbox_error err;
+    char warning[256] = "";
+    size_t i;
+    int abi;
+    (void)state;
+    for (abi = 0; abi <= 9; abi++) {
+        sbx_landlock_handled_for(abi, SANDBOX_FS_READ_ONLY, SANDBOX_NETWORK_DENY, &h);
+        assert_false(h.fs & SBX_LL_FS_TRUNCATE);
+        assert_true(!!(h.fs & SBX_LL_FS_IOCTL_DEV) == (abi >= 5));
+    }
+    resolve(SANDBOX_FS_READ_ONLY, SANDBOX_NETWORK_DENY, &r);
+    for (abi = 6; abi <= 7; abi++) {
+        assert_int_equal(sbx_landlock_plan_build(&r, abi, "", &p, warning, sizeof warning, &err),
+                         SANDBOX_OK);
+        assert_false(p.handled.fs & SBX_LL_FS_TRUNCATE);
+        assert_true(p.handled.fs & SBX_LL_FS_IOCTL_DEV);
+        for (i = 0; i < p.n_rules; i++)
+            assert_true(((p.rules[i].dir_rights | p.rules[i].file_rights) & ~p.handled.fs) == 0);
+        assert_true((sbx_landlock_terminal_rights(p.abi) & ~p.handled.fs) == 0);
         sbx_landlock_plan_free(&p);
     }
     assert_string_equal(warning, "");
@@ -311,9 +344,8 @@ static void test_terminal_rights_grow_with_the_abi(void **state)
 {
     (void)state;
     assert_true(sbx_landlock_terminal_rights(1) == SBX_LL_FS_WRITE_FILE);
-    assert_true(sbx_landlock_terminal_rights(3) == (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE));
-    assert_true(sbx_landlock_terminal_rights(5) ==
-                (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE | SBX_LL_FS_IOCTL_DEV));
+    assert_true(sbx_landlock_terminal_rights(3) == SBX_LL_FS_WRITE_FILE); /* never TRUNCATE */
+    assert_true(sbx_landlock_terminal_rights(5) == (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_IOCTL_DEV));
     assert_true(sbx_landlock_terminal_rights(7) == sbx_landlock_terminal_rights(5));
 }
 
@@ -405,7 +437,8 @@ int main(void)
         cmocka_unit_test(test_confined_rules_cover_every_root_with_file_rights_for_files),
         cmocka_unit_test(test_confined_dev_is_narrowed_to_the_device_list),
         cmocka_unit_test(test_read_only_is_refused_below_abi_6_naming_the_abi),
-        cmocka_unit_test(test_read_only_handles_every_write_right_tcp_and_both_scopes),
+        cmocka_unit_test(test_read_only_handles_every_write_right_but_truncate_tcp_and_both_scopes),
+        cmocka_unit_test(test_read_only_handles_ioctl_dev_but_never_truncate),
         cmocka_unit_test(test_terminal_rights_grow_with_the_abi),
         cmocka_unit_test(test_no_landlock_confined_degrades_to_one_warning),
         cmocka_unit_test(test_explain_names_rights_and_rules_in_text_and_json),
