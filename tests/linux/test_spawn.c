@@ -22,21 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "spawn_rounds.h"
+#include "spawn_stress.h"
 #include "linux/spawn.h"
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    int n = 0;
-    assert_non_null(d);
-    while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.')
-            n++;
-    closedir(d);
-    return n - 1; /* the directory's own descriptor */
-}
 
 /* Children of this process that are zombies (state Z). */
 static int count_zombies(void)
@@ -68,21 +55,6 @@ static int count_zombies(void)
 }
 
 /* ---- busy threads: allocate and lock all the time ---- */
-
-static volatile int stop_threads;
-static pthread_mutex_t busy_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void *busy(void *arg)
-{
-    (void)arg;
-    while (!stop_threads) {
-        void *p = malloc(1 + (size_t)rand() % 4096);
-        pthread_mutex_lock(&busy_lock);
-        free(p);
-        pthread_mutex_unlock(&busy_lock);
-    }
-    return NULL;
-}
 
 static int spawn_and_wait(const sandbox_policy *p, const char *const argv[],
                           const char *const envp[], const sandbox_spawn_options *o)

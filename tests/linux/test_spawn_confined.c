@@ -22,33 +22,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "spawn_rounds.h"
+#include "spawn_stress.h"
 #include "sandbox.h"
 
 static char project[64];
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    int n = 0;
-    assert_non_null(d);
-    while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.')
-            n++;
-    closedir(d);
-    return n - 1;
-}
-
-static volatile int stop_threads;
-
-static void *busy(void *arg)
-{
-    (void)arg;
-    while (!stop_threads)
-        free(malloc(1 + (size_t)rand() % 4096));
-    return NULL;
-}
 
 static sandbox_policy *net_policy(void)
 {
