@@ -173,10 +173,10 @@ static int step_capabilities(struct sbx_win_run *run, sandbox_error *err)
     return SANDBOX_OK;
 }
 
-/* Add (grant) or remove (revoke) the container's ACE on one root. Revoking
- * removes every explicit ACE for this SID rather than restoring a saved DACL:
- * a snapshot would also undo changes other runs or the user made meanwhile. */
-static DWORD set_grant(struct sbx_win_run *run, const wchar_t *path, int grant)
+/* Merge one entry for `sid` into the DACL of `path`: read, SetEntriesInAclW,
+ * write back. Grants, revocations and denies differ only in the entry. */
+static DWORD apply_ace(const wchar_t *path, PSID sid, DWORD mask, ACCESS_MODE mode,
+                       DWORD inheritance)
 {
     PACL old_dacl = NULL, new_dacl = NULL;
     PSECURITY_DESCRIPTOR sd = NULL;
@@ -188,12 +188,12 @@ static DWORD set_grant(struct sbx_win_run *run, const wchar_t *path, int grant)
     if (rc != ERROR_SUCCESS)
         return rc;
     memset(&ea, 0, sizeof ea);
-    ea.grfAccessPermissions = SBX_WIN_GRANT_MASK;
-    ea.grfAccessMode = grant ? GRANT_ACCESS : REVOKE_ACCESS;
-    ea.grfInheritance = grant ? SUB_CONTAINERS_AND_OBJECTS_INHERIT : NO_INHERITANCE;
+    ea.grfAccessPermissions = mask;
+    ea.grfAccessMode = mode;
+    ea.grfInheritance = inheritance;
     ea.Trustee.TrusteeForm = TRUSTEE_IS_SID;
     ea.Trustee.TrusteeType = TRUSTEE_IS_UNKNOWN;
-    ea.Trustee.ptstrName = (LPWSTR)run->container_sid;
+    ea.Trustee.ptstrName = (LPWSTR)sid;
     rc = SetEntriesInAclW(1, &ea, old_dacl, &new_dacl);
     if (rc == ERROR_SUCCESS) {
         /* The cast: the API takes a non-const path but does not write it. */
@@ -203,6 +203,16 @@ static DWORD set_grant(struct sbx_win_run *run, const wchar_t *path, int grant)
     }
     LocalFree(sd);
     return rc;
+}
+
+/* Add (grant) or remove (revoke) the container's ACE on one root. Revoking
+ * removes every explicit ACE for this SID rather than restoring a saved DACL:
+ * a snapshot would also undo changes other runs or the user made meanwhile. */
+static DWORD set_grant(struct sbx_win_run *run, const wchar_t *path, int grant)
+{
+    return apply_ace(path, run->container_sid, SBX_WIN_GRANT_MASK,
+                     grant ? GRANT_ACCESS : REVOKE_ACCESS,
+                     grant ? SUB_CONTAINERS_AND_OBJECTS_INHERIT : NO_INHERITANCE);
 }
 
 static int step_grants(struct sbx_win_run *run, sandbox_error *err)
@@ -235,34 +245,14 @@ static int step_grants(struct sbx_win_run *run, sandbox_error *err)
 
 static DWORD set_deny(struct sbx_win_run *run, const wchar_t *path, const struct sbx_win_deny *d)
 {
-    PACL old_dacl = NULL, new_dacl = NULL;
-    PSECURITY_DESCRIPTOR sd = NULL;
-    EXPLICIT_ACCESS_W ea;
-    DWORD rc;
-
-    rc = GetNamedSecurityInfoW(path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL,
-                               &old_dacl, NULL, &sd);
-    if (rc != ERROR_SUCCESS)
-        return rc;
-    memset(&ea, 0, sizeof ea);
-    ea.grfAccessPermissions = sbx_win_deny_mask(d->kind);
-    ea.grfAccessMode = DENY_ACCESS;
     /* Inherited below a protected directory, so files created in it later
      * (a new hook under .git\hooks) are denied too; a parent's DELETE is for
      * the directory itself only. */
-    ea.grfInheritance = d->is_dir && d->kind != SBX_WIN_DENY_PARENT ? SUB_CONTAINERS_AND_OBJECTS_INHERIT
-                                                                   : NO_INHERITANCE;
-    ea.Trustee.TrusteeForm = TRUSTEE_IS_SID;
-    ea.Trustee.TrusteeType = TRUSTEE_IS_UNKNOWN;
-    ea.Trustee.ptstrName = (LPWSTR)run->container_sid;
-    rc = SetEntriesInAclW(1, &ea, old_dacl, &new_dacl);
-    if (rc == ERROR_SUCCESS) {
-        rc = SetNamedSecurityInfoW((LPWSTR)path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL,
-                                   NULL, new_dacl, NULL);
-        LocalFree(new_dacl);
-    }
-    LocalFree(sd);
-    return rc;
+    DWORD inheritance = d->is_dir && d->kind != SBX_WIN_DENY_PARENT
+                            ? SUB_CONTAINERS_AND_OBJECTS_INHERIT
+                            : NO_INHERITANCE;
+    return apply_ace(path, run->container_sid, sbx_win_deny_mask(d->kind), DENY_ACCESS,
+                     inheritance);
 }
 
 /* Remove every explicit deny ACE for our SID, and nothing else. Filtered by
