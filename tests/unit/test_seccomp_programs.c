@@ -308,6 +308,56 @@ static void run_cases(int fam, const struct sc_case *cases, size_t n)
     assert_int_equal(failures, 0);
 }
 
+/* The socket family rules are generated as aligned blocks of values and one
+ * rule per high bit, not value by value: sweep every family below 4096, every
+ * single high bit, and each with junk in the upper half, on the native ABI of
+ * both arch families. Network variants allow exactly AF_UNIX and AF_NETLINK;
+ * read-only refuses every family, internet ones as in the network variants. */
+static void test_every_socket_family_gets_the_allowlist_verdict(void **state)
+{
+    static const struct {
+        int fam;
+        uint32_t arch, nr;
+    } natives[] = {{SBX_SC_X86_64, AUDIT_X86_64, 41}, {SBX_SC_AARCH64, AUDIT_AARCH64, 198}};
+    static const uint64_t junk[] = {0, HI(1), HI(0xdeadbeefu), HI(0xffffffffu)};
+    size_t a, j;
+    int v, failures = 0;
+    uint64_t dom;
+    (void)state;
+    for (a = 0; a < sizeof natives / sizeof natives[0]; a++) {
+        for (v = 0; v < SBX_SC_N_VARIANTS; v++) {
+            const struct sbx_sc_program *p = sbx_sc_find(natives[a].fam, v);
+            int net = (V_NET & B(v)) != 0, ro = (V_RO & B(v)) != 0;
+            if (!net && !ro)
+                continue;
+            for (dom = 0; dom < 4096 + 32; dom++) {
+                /* below 4096 every value; then 1<<b for every bit b */
+                uint32_t low = dom < 4096 ? (uint32_t)dom : 1u << (dom - 4096);
+                for (j = 0; j < sizeof junk / sizeof junk[0]; j++) {
+                    struct sim_data d;
+                    uint32_t got, want;
+                    int inet = low == 2 || low == 10, local = low == 1 || low == 16;
+                    memset(&d, 0, sizeof d);
+                    d.arch = natives[a].arch;
+                    d.nr = natives[a].nr;
+                    d.args[0] = low | junk[j];
+                    d.args[1] = 1;
+                    got = sim_run(p->insns, p->len, &d, NULL);
+                    if (ro)
+                        want = inet ? expected(NETDENY, v) : EPERM_;
+                    else
+                        want = local ? ALLOW : expected(NETDENY, v);
+                    if (got != want && failures++ < 10)
+                        printf("%s/%s: family %#x junk %#llx: got %#x, want %#x\n",
+                               sbx_sc_archfams[natives[a].fam].name, sbx_sc_variant_name(v), low,
+                               (unsigned long long)(junk[j] >> 32), got, want);
+                }
+            }
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
 static void test_x86_64_programs_match_the_table(void **state)
 {
     (void)state;
@@ -421,6 +471,7 @@ static void test_common_syscalls_are_decided_quickly(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_socket_family_gets_the_allowlist_verdict),
         cmocka_unit_test(test_x86_64_programs_match_the_table),
         cmocka_unit_test(test_aarch64_programs_match_the_table),
         cmocka_unit_test(test_every_program_is_well_formed_and_fits),
