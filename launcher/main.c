@@ -6,6 +6,7 @@
  * executed; 127 when the command is not found; 2 for bad usage. */
 #define _GNU_SOURCE
 #include "args.h"
+#include "exec.h"
 #include "fds.h"
 #include "sandbox.h"
 
@@ -227,7 +228,7 @@ int main(int argc, char **argv)
         fprintf(stderr, PROG ": warning: %s\n", result.warning);
     if (result.enforcement == SANDBOX_EXEC_ARGV)
         cmd = result.argv;
-    execvp(cmd[0], cmd);
+    launcher_execvp(cmd);
     rc = errno;
     fprintf(stderr, PROG ": cannot run '%s': %s\n", cmd[0], strerror(rc));
     return rc == ENOENT || rc == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;

@@ -3,7 +3,7 @@
 # only those that are missing (an up-to-date machine makes no network call).
 # Usage: scripts/deps.sh [extra-package...]
 set -euo pipefail
-packages=(build-essential cmake pkg-config libseccomp-dev libcmocka-dev python3 git guile-3.0
+packages=(build-essential cmake pkg-config libseccomp-dev libcmocka-dev musl-tools python3 git guile-3.0
           util-linux iproute2 procps
           clang libclang-rt-14-dev clang-tidy cppcheck valgrind "$@")
 missing=()

@@ -36,6 +36,23 @@ noexec=$_scratch/not-executable
 echo 'echo should not run' >"$noexec"
 chmod 644 "$noexec"
 expect_status 126 "a non-executable file exits 126" "$L" -- "$noexec"
+# execvp's rules, the same whichever C library the launcher was built with
+# (musl's execvp does not fall back to the shell; the launcher does).
+script=$_scratch/bin/no-shebang
+mkdir -p "$_scratch/bin"
+printf 'echo "ran as a script: $1"\n' >"$script"
+chmod 755 "$script"
+expect_status 0 "a script without #! runs with /bin/sh, given a path" "$L" -- "$script" arg1
+expect_output_has "ran as a script: arg1" "the script got its argument"
+expect_status 0 "a script without #! runs with /bin/sh, found on PATH" \
+  env PATH="/nonexistent:$_scratch/bin:/usr/bin:/bin" "$L" -- no-shebang arg2
+expect_output_has "ran as a script: arg2" "the PATH-found script got its argument"
+cp "$noexec" "$_scratch/bin/not-exec-on-path"
+expect_status 126 "a non-executable file found on PATH exits 126" \
+  env PATH="$_scratch/bin:/usr/bin:/bin" "$L" -- not-exec-on-path
+expect_status 0 "an empty PATH entry is the working directory" \
+  sh -c 'cd "$1/bin" && PATH=":/usr/bin:/bin" exec "$0" --project "$1" -- no-shebang arg3' "$L" "$_scratch"
+expect_output_has "ran as a script: arg3" "the script in the working directory ran"
 expect_status 0 "an all-off policy cannot be asked for, --sandbox is the default" "$L" true
 # Spec 004: the home directory and / are never a writable project.
 expect_status 126 "running from the home directory is refused, never made writable" \
