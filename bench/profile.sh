@@ -29,6 +29,13 @@ int main(int argc, char **argv) { (void)argc; execv(argv[1], argv + 1); return 1
 EOF
 cc -O2 -static -o "$tmp/hop-static" "$tmp/hop.c"
 cc -O2 -o "$tmp/hop-dynamic" "$tmp/hop.c"
+# The same hop against musl: static glibc's start-up runs CPUID many times
+# (feature and cache detection), which traps on a virtual machine.
+musl_hop=()
+if command -v musl-gcc >/dev/null; then
+  musl-gcc -O2 -static -o "$tmp/hop-musl" "$tmp/hop.c"
+  musl_hop=("exec hop, static musl=$tmp/hop-musl /bin/true")
+fi
 
 echo "### The floor, and what is above it"
 echo
@@ -36,6 +43,7 @@ cc -O2 -o "$tmp/launchtime" "$here/launchtime.c"
 for i in 1 2 3; do
   "$tmp/launchtime" -n "$rounds" -b 20 -o "$tmp/floor.$i.tsv" "bare=/bin/true" \
     "exec hop, static=$tmp/hop-static /bin/true" "exec hop, dynamic=$tmp/hop-dynamic /bin/true" \
+    "${musl_hop[@]}" \
     "launcher static --sandbox=$STA --sandbox -- /bin/true" \
     "launcher dynamic --sandbox=$DYN --sandbox -- /bin/true"
 done
@@ -49,7 +57,9 @@ python3 "$here/benchlib.py" launch-ratios "$tmp"/floor.*.tsv |
   done
 echo
 echo "The static hop (a program that only execs its argument) is the floor for any launcher that"
-echo "execs the command; the dynamic hop minus the static hop is the price of dynamic loading; a"
+echo "execs the command; the static musl hop shows how much of that floor is glibc's own start-up"
+echo "(CPUID-based feature and cache detection, each CPUID a trap on a virtual machine), and is the"
+echo "floor of the launcher as built with musl-tools; the dynamic hop minus the static hop is the price of dynamic loading; a"
 echo "launcher minus the hop of its kind is the launcher's own work (parse, resolve, Landlock, seccomp)."
 echo
 

@@ -62,6 +62,7 @@ build_one() { # DIR EXTRA-CMAKE-ARGS...
   shift
   cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DSANDBOX_TESTS=OFF "$@" >/dev/null
   local targets=(sandbox-exec-launcher sandbox_static)
+  grep -q 'sandbox-exec-launcher-glibc' "$dir/Makefile" 2>/dev/null && targets+=(sandbox-exec-launcher-glibc)
   grep -q 'bench_spawn' "$src/CMakeLists.txt" && targets+=(bench_spawn)
   cmake --build "$dir" -j2 --target "${targets[@]}" >/dev/null
 }
@@ -72,6 +73,11 @@ build_one "$DYN_DIR" -DSANDBOX_STATIC_LAUNCHER=OFF
 build_one "$STA_DIR" -DSANDBOX_STATIC_LAUNCHER=ON
 DYN=$DYN_DIR/sandbox-exec-launcher
 STA=$STA_DIR/sandbox-exec-launcher
+# With musl-tools installed the static launcher is built against musl, and the
+# glibc one next to it: both are measured, so the page shows what musl buys.
+GLS=$STA_DIR/sandbox-exec-launcher-glibc
+[ -x "$GLS" ] || GLS=
+if [ -n "$GLS" ]; then STA_LIBC=musl; else STA_LIBC=glibc; fi
 
 mkdir -p "$WORK/proj" "$WORK/results" "$WORK/bin"
 P=$WORK/proj
@@ -121,6 +127,9 @@ if want launch; then
   LT=$WORK/bin/launchtime
   cmds=("bare=/bin/true")
   for m in "${MODES[@]}"; do cmds+=("launcher (static) $m=$STA $m -- /bin/true"); done
+  if [ -n "$GLS" ]; then
+    for m in "${MODES[@]}"; do cmds+=("launcher (glibc static) $m=$GLS $m -- /bin/true"); done
+  fi
   for m in "${MODES[@]}"; do cmds+=("launcher (dynamic) $m=$DYN $m -- /bin/true"); done
   peer=("bare=/bin/true" "launcher (static) --sandbox=$STA --sandbox -- /bin/true")
   [ "$have_bwrap" = 1 ] && peer+=("bubblewrap=$(command -v bwrap) ${BWRAP#bwrap } /bin/true")
@@ -185,10 +194,10 @@ if want launch; then
       lt_table <"$R/nobody.tsv"
     fi
   } >"$R/10-launch.md"
-  for v in static dynamic; do
+  for v in static "glibc static" dynamic; do
     for m in "${MODES[@]}"; do
-      metric "launch_${v}$m" "$(awk -F'\t' -v n="launcher ($v) $m" '$1==n{print $2}' "$R/launch.tsv")"
-      metric "launchcpu_${v}$m" "$(awk -F'\t' -v n="launcher ($v) $m" '$1==n{print $5}' "$R/launch.tsv")"
+      metric "launch_${v// /}$m" "$(awk -F'\t' -v n="launcher ($v) $m" '$1==n{print $2}' "$R/launch.tsv")"
+      metric "launchcpu_${v// /}$m" "$(awk -F'\t' -v n="launcher ($v) $m" '$1==n{print $5}' "$R/launch.tsv")"
     done
   done
   for m in "${MODES[@]}"; do
@@ -497,15 +506,17 @@ verdict() { # VALUE OP GOAL
   echo "- $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), kernel $(uname -r), Landlock ABI ${abi:-none}"
   echo "- load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)$([ "$(awk '{print ($1 > 1.0)}' /proc/loadavg)" = 1 ] && echo ' — **not idle**: treat these as provisional and rerun on an idle machine')"
   echo "- $(gcc --version | head -1); $(hyperfine --version); running as $(id -un)"
+  echo "- launcher (static): linked against ${STA_LIBC}; launcher (dynamic): glibc"
   echo
   echo "## Goals"
   echo
   echo "| goal | measured (median) | verdict |"
   echo "|---|---|---|"
-  for v in static dynamic; do
+  for v in static "glibc static" dynamic; do
     for m in "${MODES[@]}"; do
-      w=$(get "launch_${v}$m"); c=$(get "launchcpu_${v}$m")
-      echo "| launcher ($v) \`$m\` ≤ 1.85× bare \`/bin/true\` (wall; CPU in brackets) | ${w:-–}× (${c:-–}×) | $(verdict "$w" '<=' 1.85) |"
+      w=$(get "launch_${v// /}$m"); c=$(get "launchcpu_${v// /}$m")
+      [ -n "$w" ] || continue
+      echo "| launcher ($v) \`$m\` ≤ 1.85× bare \`/bin/true\` (wall; CPU in brackets) | ${w}× (${c:-–}×) | $(verdict "$w" '<=' 1.85) |"
     done
   done
   for m in "${MODES[@]}"; do
