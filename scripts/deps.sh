@@ -4,7 +4,7 @@
 # Usage: scripts/deps.sh [extra-package...]
 set -euo pipefail
 packages=(build-essential cmake pkg-config libseccomp-dev libcmocka-dev musl-tools python3 git guile-3.0
-          util-linux iproute2 procps
+          util-linux iproute2 procps libcap2-bin
           clang libclang-rt-14-dev clang-tidy cppcheck valgrind "$@")
 missing=()
 for p in "${packages[@]}"; do
