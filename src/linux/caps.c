@@ -1,12 +1,27 @@
 /* Drop capabilities, even as uid 0, so they cannot be regained. Raw system
  * calls only (no libcap, no allocation), so this runs between fork and exec.
  *
- * Two walls keep a dropped capability from coming back through execve:
- * no_new_privs (set before this runs) caps the permitted set after exec at
- * the one before it, and, when CAP_SETPCAP lets us, the bounding set no
- * longer holds it, which also bounds what uid 0 gets at exec. Without
- * CAP_SETPCAP (an unprivileged caller) the bounding set and the securebits
- * cannot change, and need not: no_new_privs is the wall. */
+ * What keeps a dropped capability from coming back through execve is
+ * no_new_privs, always set before this runs: with it the kernel caps the
+ * permitted set after any exec at the one before it (cap_bprm_creds_from_file
+ * intersects the new permitted set with the old one under
+ * LSM_UNSAFE_NO_NEW_PRIVS), so no uid-0 rule, setuid bit or file capability
+ * adds one. capset takes the dropped ones out of the effective, permitted
+ * and inheritable sets (and so out of ambient), and CAP_SETPCAP goes with
+ * them, so the inheritable set cannot be widened again.
+ *
+ * A partial drop (confined and network-denied modes) therefore leaves the
+ * bounding set unchanged: shrinking it would add nothing, and costs one
+ * PR_CAPBSET_DROP, a credential commit, per dropped capability (31 on a
+ * current kernel, most of a root launch's capability step).
+ * tests/linux/test_rootcaps_launcher.sh proves it: a binary carrying file
+ * capabilities for dropped ones, run as root inside, gets none of them.
+ *
+ * Dropping everything (read-only mode) still empties the bounding set and
+ * sets and locks the securebits when CAP_SETPCAP allows: that mode promises
+ * every set empty, the bounding set included, a second wall beside
+ * no_new_privs. Without CAP_SETPCAP (an unprivileged caller) the bounding set
+ * and the securebits cannot change, and need not: no_new_privs is the wall. */
 #define _GNU_SOURCE
 #include "linux.h"
 
@@ -56,28 +71,33 @@ int sbx_caps_drop(uint64_t mask)
     int e, cap, setpcap, all = mask == SBX_CAPS_ALL;
     long bits;
 
+    /* The partial drop's safety rests on no_new_privs (see the top): refuse
+     * to run without it rather than leave a dropped capability reachable by
+     * exec. One flag read; it commits no credential. */
+    if (!all && prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+        return EPERM;
     e = get_caps(data);
     if (e != 0)
         return e;
     setpcap = (data[CAP_SETPCAP / 32].effective & (1U << (CAP_SETPCAP % 32))) != 0;
 
-    /* While CAP_SETPCAP is still effective: the bounding set first, so no
-     * exec (uid 0, setuid root, file capabilities) can reach a dropped one... */
-    if (setpcap) {
+    /* Only when everything goes, and while CAP_SETPCAP is still effective:
+     * the bounding set, so no exec (uid 0, setuid root, file capabilities)
+     * could reach any capability even without no_new_privs... */
+    if (all && setpcap) {
         for (cap = 0; cap < SBX_CAP_LIMIT; cap++) {
-            if (!(mask & (1ULL << cap)))
-                continue;
             if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
                 if (errno == EINVAL)
                     break; /* past the kernel's last capability */
                 return errno;
             }
         }
-        /* ...and, when nothing is kept, the securebits, locked, so uid 0 is
-         * not special at exec and nothing can turn that back on. A partial
-         * drop leaves them: changing them needs CAP_SETPCAP, dropped below
-         * and from the bounding set, so they are frozen as they are. */
-        if (all && prctl(PR_SET_SECUREBITS, SBX_SECUREBITS, 0, 0, 0) != 0)
+        /* ...and the securebits, locked, so uid 0 is not special at exec and
+         * nothing can turn that back on. A partial drop leaves both: see the
+         * top of this file for why the bounding set adds nothing there, and
+         * the securebits can only change with CAP_SETPCAP, dropped below, so
+         * they are frozen as they are. */
+        if (prctl(PR_SET_SECUREBITS, SBX_SECUREBITS, 0, 0, 0) != 0)
             return errno;
     }
     /* Ambient before the sets it depends on; needs no capability. A partial
@@ -105,7 +125,7 @@ int sbx_caps_drop(uint64_t mask)
      * returned 0, which the kernel only does once the bit is gone, or failed
      * the whole step. Re-reading every capability cost a syscall each on
      * every root launch and could not see anything the drops had not. */
-    if (setpcap && all) {
+    if (all && setpcap) {
         bits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
         if (bits < 0 || (bits & SBX_SECUREBITS) != SBX_SECUREBITS)
             return EPERM;

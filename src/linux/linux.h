@@ -157,11 +157,14 @@ uint64_t sbx_caps_drop_mask(int filesystem, int network);
 const char *sbx_cap_name(int cap);
 void sbx_caps_explain(const sbx_resolved *r, int json, sbx_buf *out);
 
-/* Drop the capabilities in `mask` from the bounding (when CAP_SETPCAP is
- * effective), inheritable, permitted, effective and ambient sets, then check
- * they are gone. SBX_CAPS_ALL also sets and locks the securebits so an exec
- * as uid 0 regains nothing. A caller holding none of them (an ordinary user)
- * changes nothing and succeeds. Async-signal-safe. Returns 0 or an errno. */
+/* Drop the capabilities in `mask` from the inheritable, permitted, effective
+ * and ambient sets, then check they are gone. Call only with no_new_privs set:
+ * that, not the bounding set, keeps an exec from regaining them, so a partial
+ * mask leaves the bounding set unchanged. SBX_CAPS_ALL also empties the
+ * bounding set and sets and locks the securebits (when CAP_SETPCAP is
+ * effective) so an exec as uid 0 regains nothing. A caller holding none of
+ * them (an ordinary user) changes nothing and succeeds. Async-signal-safe.
+ * Returns 0 or an errno. */
 int sbx_caps_drop(uint64_t mask);
 
 /* ---- protected paths (src/linux/mask.c) ---- */

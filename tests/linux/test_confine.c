@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -442,6 +443,74 @@ static void test_without_landlock_confined_runs_the_command_with_one_warning(voi
     assert_null(strstr(strstr(err, "warning") + 1, "warning")); /* exactly one */
 }
 
+/* The partial capability drop leaves the bounding set alone and relies on
+ * no_new_privs (src/linux/caps.c): called without it, it must refuse and
+ * change nothing rather than leave a dropped capability reachable by exec.
+ * With it, it succeeds (as root and as nobody alike). */
+static int caps_drop_in_child(int with_nnp, unsigned long long *prm_after)
+{
+    int fd[2], status;
+    pid_t pid;
+    struct {
+        int rc;
+        unsigned long long prm;
+    } res = {-1, 0};
+    if (pipe(fd) != 0)
+        return -1;
+    pid = fork();
+    if (pid == 0) {
+        char text[4096], *p;
+        ssize_t n;
+        int sfd;
+        close(fd[0]);
+        if (with_nnp && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+            _exit(1);
+        res.rc = sbx_caps_drop(~SBX_CAPS_KEEP);
+        sfd = open("/proc/self/status", O_RDONLY);
+        n = sfd < 0 ? -1 : read(sfd, text, sizeof text - 1);
+        if (n <= 0)
+            _exit(1);
+        text[n] = '\0';
+        p = strstr(text, "CapPrm:");
+        res.prm = p ? strtoull(p + 7, NULL, 16) : ~0ULL;
+        if (write(fd[1], &res, sizeof res) != (ssize_t)sizeof res)
+            _exit(1);
+        _exit(0);
+    }
+    close(fd[1]);
+    if (pid < 0 || read(fd[0], &res, sizeof res) != (ssize_t)sizeof res)
+        res.rc = -1;
+    close(fd[0]);
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    *prm_after = res.prm;
+    return res.rc;
+}
+
+static void test_partial_capability_drop_refuses_without_no_new_privs(void **state)
+{
+    unsigned long long prm, before;
+    char text[4096], *p;
+    FILE *f = fopen("/proc/self/status", "r");
+    size_t n;
+    (void)state;
+    assert_non_null(f);
+    n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    p = strstr(text, "CapPrm:");
+    assert_non_null(p);
+    before = strtoull(p + 7, NULL, 16);
+
+    assert_int_equal(caps_drop_in_child(0, &prm), EPERM);
+    print_message("without no_new_privs: EPERM, CapPrm %llx (was %llx)\n", prm, before);
+    assert_true(prm == before); /* refused before touching anything */
+
+    assert_int_equal(caps_drop_in_child(1, &prm), 0);
+    print_message("with no_new_privs: 0, CapPrm %llx\n", prm);
+    assert_true((prm & ~(unsigned long long)SBX_CAPS_KEEP) == 0);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -462,6 +531,7 @@ int main(int argc, char **argv)
             test_confined_cannot_ptrace_or_write_memory_of_an_outside_process, setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_without_landlock_confined_runs_the_command_with_one_warning, setup, teardown),
+        cmocka_unit_test(test_partial_capability_drop_refuses_without_no_new_privs),
     };
     const char *why;
 
