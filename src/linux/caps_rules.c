@@ -61,6 +61,10 @@ void sbx_caps_explain(const sbx_resolved *r, int json, sbx_buf *out)
 {
     uint64_t drop = sbx_caps_drop_mask(r->filesystem, r->network);
     uint64_t later = drop & ~((1ULL << N_NAMED) - 1);
+    /* Only a full drop (or the masks' user namespace) empties the bounding
+     * set; a partial one leaves it, and no_new_privs keeps exec from giving
+     * a dropped capability back (src/linux/caps.c). */
+    int bounding = drop == SBX_CAPS_ALL || r->n_protect;
 
     if (!drop) {
         sbx_buf_add(out, json ? "null" : "  capabilities: not changed by this policy\n");
@@ -71,13 +75,22 @@ void sbx_caps_explain(const sbx_resolved *r, int json, sbx_buf *out)
         list(drop, 1, out);
         sbx_buf_add(out, ",\"keep\":");
         list(~drop, 1, out);
-        sbx_buf_printf(out, ",\"drop_unnamed_above\":%s,\"bounding_set\":true,"
-                            "\"protected_paths_drop_all\":%s}",
-                       later ? "true" : "false", r->n_protect ? "true" : "false");
+        sbx_buf_printf(out,
+                       ",\"drop_unnamed_above\":%s,\"bounding_set\":%s,"
+                       "\"protected_paths_drop_all\":%s}",
+                       later ? "true" : "false", bounding ? "true" : "false",
+                       r->n_protect ? "true" : "false");
         return;
     }
-    sbx_buf_add(out, "  capabilities (when run as root or with any capability; dropped from the "
-                     "bounding, inheritable, permitted, effective and ambient sets):\n    drop: ");
+    if (drop == SBX_CAPS_ALL)
+        sbx_buf_add(out, "  capabilities (when run as root or with any capability; dropped from "
+                         "every set, the bounding set included):\n    drop: ");
+    else
+        sbx_buf_add(out,
+                    "  capabilities (when run as root or with any capability; dropped from the "
+                    "inheritable, permitted, effective and ambient sets; the bounding set is "
+                    "left unchanged, no_new_privs keeps them from coming back at exec):\n"
+                    "    drop: ");
     list(drop, 0, out);
     if (later)
         sbx_buf_printf(out, ", and any numbered %d or above", N_NAMED);
@@ -87,5 +100,5 @@ void sbx_caps_explain(const sbx_resolved *r, int json, sbx_buf *out)
     if (r->n_protect)
         /* mask.c enters a user namespace and empties every set there. */
         sbx_buf_add(out, "    with protected paths in force: none kept (the masks' private user "
-                         "namespace empties every set)\n");
+                         "namespace empties every set, the bounding set included)\n");
 }

@@ -107,6 +107,7 @@ static void test_explain_lists_dropped_and_kept_capabilities(void **state)
     assert_non_null(strstr(s, "cap_net_admin"));
     assert_non_null(strstr(s, "and any numbered 41 or above"));
     assert_non_null(strstr(s, "keep: cap_chown,cap_dac_override,cap_fowner"));
+    assert_non_null(strstr(s, "the bounding set is left unchanged"));
     sandbox_free(s);
 
     s = explain(SANDBOX_FS_CONFINED, SANDBOX_NETWORK_ALLOW, 1);
@@ -114,11 +115,18 @@ static void test_explain_lists_dropped_and_kept_capabilities(void **state)
     assert_non_null(strstr(s, "\"drop\":[\"cap_dac_read_search\",\"cap_setpcap\","));
     assert_non_null(strstr(s, "\"keep\":[\"cap_chown\",\"cap_dac_override\","));
     assert_non_null(strstr(s, "\"drop_unnamed_above\":true"));
+    assert_non_null(strstr(s, "\"bounding_set\":false"));
+    sandbox_free(s);
+
+    s = explain(SANDBOX_FS_READ_ONLY, SANDBOX_NETWORK_DENY, 0);
+    assert_non_null(s);
+    assert_non_null(strstr(s, "dropped from every set, the bounding set included"));
     sandbox_free(s);
 
     s = explain(SANDBOX_FS_READ_ONLY, SANDBOX_NETWORK_DENY, 1);
     assert_non_null(s);
     assert_non_null(strstr(s, "\"keep\":[]"));
+    assert_non_null(strstr(s, "\"bounding_set\":true"));
     sandbox_free(s);
 
     s = explain(SANDBOX_FS_UNRESTRICTED, SANDBOX_NETWORK_ALLOW, 1);
