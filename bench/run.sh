@@ -142,7 +142,8 @@ if want launch; then
   $BL launch-ratios "$R"/launch.*.tsv >"$R/launch.tsv"
   $BL launch-ratios "$R"/peers.*.tsv >"$R/peers.tsv"
   # Agents usually run unprivileged, and root pays for work an ordinary user
-  # does not (one bounding-set drop per capability). Measure both. The binaries
+  # does not (the capset; in --read-only also one bounding-set drop per
+  # capability). Measure both. The binaries
   # are copied where nobody can reach them, and the working directory is a
   # fresh project (the launcher refuses home or / as one).
   rm -f "$R"/nobody.*.tsv "$R/nobody.tsv"
@@ -188,8 +189,9 @@ if want launch; then
       echo
       echo "### As an unprivileged user (nobody), the usual case for an agent"
       echo
-      echo "Same method, static launcher. Root pays for dropping each kernel-administration capability"
-      echo "one by one (about 60 µs); an ordinary user holds none, and the step costs a few µs."
+      echo "Same method, static launcher. Root pays for the capability drop (a capset, and in --read-only"
+      echo "emptying the bounding set one capability at a time, about 60 µs); an ordinary user holds none,"
+      echo "and the step costs a few µs."
       echo
       lt_table <"$R/nobody.tsv"
     fi
