@@ -42,6 +42,8 @@ endif()
 function(sbx_add_musl_launcher out)
   set(kdir ${PROJECT_BINARY_DIR}/musl-kernel-headers)
   file(MAKE_DIRECTORY ${kdir})
+  get_filename_component(outdir ${out} DIRECTORY)
+  file(MAKE_DIRECTORY ${outdir})
   foreach(pair "linux;/usr/include/linux" "asm-generic;/usr/include/asm-generic"
                "asm;${SBX_MUSL_KERNEL_ASM}")
     list(GET pair 0 name)
