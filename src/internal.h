@@ -42,6 +42,9 @@ struct sandbox_policy {
     size_t n_protect;
 };
 
+/* A deep copy of the policy (NULL when out of memory): what a plan keeps, so
+ * later changes to the caller's policy do not reach it. */
+sandbox_policy *sbx_policy_copy(const sandbox_policy *policy);
 /* OFFLINE and MEDIA never have network, whatever the network field says. */
 int sbx_class_denies_network(int klass);
 /* The network the policy really asks for, after the class is applied. */

@@ -36,6 +36,74 @@ void sandbox_policy_free(sandbox_policy *p)
     free(p);
 }
 
+static int copy_list(char ***to, size_t *n_to, char *const *from, size_t n)
+{
+    size_t i;
+    *to = NULL;
+    *n_to = 0;
+    if (n == 0)
+        return SANDBOX_OK;
+    *to = calloc(n, sizeof **to);
+    if (!*to)
+        return SANDBOX_E_NOMEM;
+    for (i = 0; i < n; i++) {
+        (*to)[i] = sbx_strdup(from[i]);
+        if (!(*to)[i])
+            return SANDBOX_E_NOMEM; /* the caller frees what was copied */
+        *n_to = i + 1;
+    }
+    return SANDBOX_OK;
+}
+
+static int copy_string(char **to, const char *from)
+{
+    *to = from ? sbx_strdup(from) : NULL;
+    return from && !*to ? SANDBOX_E_NOMEM : SANDBOX_OK;
+}
+
+sandbox_policy *sbx_policy_copy(const sandbox_policy *p)
+{
+    sandbox_policy *c = calloc(1, sizeof *c);
+    size_t i;
+    int rc;
+    if (!c)
+        return NULL;
+    c->network = p->network;
+    c->filesystem = p->filesystem;
+    c->deny_action = p->deny_action;
+    c->klass = p->klass;
+    c->writable_caches = p->writable_caches;
+    c->scan_hardlinks = p->scan_hardlinks;
+    rc = copy_string(&c->project_root, p->project_root);
+    if (rc == SANDBOX_OK)
+        rc = copy_string(&c->working_dir, p->working_dir);
+    if (rc == SANDBOX_OK)
+        rc = copy_string(&c->temp_dir, p->temp_dir);
+    if (rc == SANDBOX_OK)
+        rc = copy_string(&c->output_dir, p->output_dir);
+    if (rc == SANDBOX_OK)
+        rc = copy_list(&c->add_dirs, &c->n_add_dirs, p->add_dirs, p->n_add_dirs);
+    if (rc == SANDBOX_OK)
+        rc = copy_list(&c->allow_links, &c->n_allow_links, p->allow_links, p->n_allow_links);
+    if (rc == SANDBOX_OK && p->n_protect > 0) {
+        c->protect = calloc(p->n_protect, sizeof *c->protect);
+        rc = c->protect ? SANDBOX_OK : SANDBOX_E_NOMEM;
+        for (i = 0; rc == SANDBOX_OK && i < p->n_protect; i++) {
+            c->protect[i] = p->protect[i];
+            c->protect[i].pattern = sbx_strdup(p->protect[i].pattern);
+            if (!c->protect[i].pattern)
+                rc = SANDBOX_E_NOMEM;
+            else
+                c->n_protect = i + 1;
+        }
+    }
+    if (rc != SANDBOX_OK) {
+        sandbox_policy_free(c);
+        return NULL;
+    }
+    return c;
+}
+
 int sandbox_policy_set_network(sandbox_policy *p, int network)
 {
     if (!p || network < SANDBOX_NETWORK_ALLOW || network > SANDBOX_NETWORK_INTERNET_ONLY)
