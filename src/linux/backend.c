@@ -38,6 +38,27 @@ void sbx_linux_plan_release(struct sbx_linux_plan *plan)
     plan->mask = NULL;
 }
 
+int sbx_linux_prepare_resolved(const sbx_resolved *r, struct sbx_linux_plan *plan, char *warning,
+                               size_t warning_size, sandbox_error *err)
+{
+    int rc;
+
+    memset(plan, 0, sizeof *plan);
+    plan->ruleset_fd = -1;
+    /* The filter is chosen first: it is the part that must never degrade. */
+    rc = sbx_seccomp_select(r, &plan->bpf, &plan->bpf_len, err);
+    if (rc == SANDBOX_OK)
+        rc = sbx_landlock_prepare(r, &plan->ruleset_fd, &plan->landlock_flags, warning,
+                                  warning_size, err);
+    /* Root keeps DAC power but not kernel administration (docs/landlock.md). */
+    plan->drop_caps = sbx_caps_drop_mask(r->filesystem, r->network);
+    if (rc == SANDBOX_OK)
+        rc = sbx_mask_check(r, err);
+    if (rc != SANDBOX_OK)
+        sbx_linux_plan_release(plan);
+    return rc;
+}
+
 int sbx_linux_prepare(const sandbox_policy *policy, struct sbx_linux_plan *plan, char *warning,
                       size_t warning_size, sandbox_error *err)
 {
@@ -49,13 +70,7 @@ int sbx_linux_prepare(const sandbox_policy *policy, struct sbx_linux_plan *plan,
     rc = sbx_resolve(policy, SANDBOX_TARGET_LINUX, &r, err);
     if (rc != SANDBOX_OK)
         return rc;
-    /* The filter is chosen first: it is the part that must never degrade. */
-    rc = sbx_seccomp_select(&r, &plan->bpf, &plan->bpf_len, err);
-    if (rc == SANDBOX_OK)
-        rc = sbx_landlock_prepare(&r, &plan->ruleset_fd, &plan->landlock_flags, warning,
-                                  warning_size, err);
-    /* Root keeps DAC power but not kernel administration (docs/landlock.md). */
-    plan->drop_caps = sbx_caps_drop_mask(r.filesystem, r.network);
+    rc = sbx_linux_prepare_resolved(&r, plan, warning, warning_size, err);
     if (rc == SANDBOX_OK)
         rc = sbx_mask_prepare(&r, &plan->mask, warning, warning_size, err);
     sbx_resolved_free(&r);
@@ -243,4 +258,4 @@ void sbx_backend_self_test(sandbox_report *rep)
         sbx_mask_available(rep->protected_paths.detail, sizeof rep->protected_paths.detail);
 }
 
-/* sbx_backend_spawn and sbx_backend_wait live in spawn.c. */
+/* sbx_backend_plan_new, _plan_free, _spawn and _wait live in spawn.c. */

@@ -43,6 +43,13 @@ enum sbx_step {
  * sbx_linux_plan_release). `warning` collects best-effort degradations. */
 int sbx_linux_prepare(const sandbox_policy *policy, struct sbx_linux_plan *plan, char *warning,
                       size_t warning_size, sandbox_error *err);
+/* The part of the plan that depends on the policy and the machine only, for
+ * a policy already resolved for Linux: seccomp program, Landlock ruleset,
+ * capabilities. plan->mask stays NULL: the protected-path scan reads the
+ * files as they are, so it belongs to each command (sbx_mask_prepare); only
+ * whether this machine can give the protection is checked here. */
+int sbx_linux_prepare_resolved(const sbx_resolved *r, struct sbx_linux_plan *plan, char *warning,
+                               size_t warning_size, sandbox_error *err);
 void sbx_linux_plan_release(struct sbx_linux_plan *plan);
 
 /* Apply the plan to the calling thread. Async-signal-safe: safe in a child
@@ -181,6 +188,9 @@ struct sbx_mask_plan;
  * SANDBOX_E_UNSUPPORTED when this machine cannot give the protection. */
 int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **plan, char *warning,
                      size_t warning_size, sandbox_error *err);
+/* SANDBOX_OK when r protects nothing or this machine can give the protection;
+ * else SANDBOX_E_UNSUPPORTED saying why (the refusal sbx_mask_prepare gives). */
+int sbx_mask_check(const sbx_resolved *r, sandbox_error *err);
 void sbx_mask_free(struct sbx_mask_plan *plan);
 /* Enter a private user+mount namespace, mount the masks, drop every
  * capability and lock the mounts with a Landlock domain. Async-signal-safe;

@@ -485,12 +485,20 @@ static int format_map(char *buf, size_t size, size_t *len, unsigned long id)
     return 0;
 }
 
+int sbx_mask_check(const sbx_resolved *r, sandbox_error *err)
+{
+    char detail[256];
+    /* Asked-for protection that cannot be given refuses to run. */
+    if (r->n_protect > 0 && !sbx_mask_available(detail, sizeof detail))
+        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0, "protected paths: %s", detail);
+    return SANDBOX_OK;
+}
+
 int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *warning,
                      size_t warning_size, sandbox_error *err)
 {
     struct sbx_mask_plan *m;
     struct walk w;
-    char detail[256];
     const char *roots[64];
     size_t n_roots = 0, i;
     int rc = SANDBOX_OK;
@@ -499,9 +507,9 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
     *out = NULL;
     if (r->n_protect == 0)
         return SANDBOX_OK;
-    /* Asked-for protection that cannot be given refuses to run. */
-    if (!sbx_mask_available(detail, sizeof detail))
-        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0, "protected paths: %s", detail);
+    rc = sbx_mask_check(r, err);
+    if (rc != SANDBOX_OK)
+        return rc;
 
     m = calloc(1, sizeof *m);
     if (!m)
