@@ -167,8 +167,8 @@ SANDBOX_API int sandbox_policy_set_output_dir(sandbox_policy *policy, const char
  * A writable root may hold a hard link to a file whose other name lies outside
  * every writable root; the kernel judges the path, so a write through the
  * inside name changes the outside file. With the scan on (1; classes turn it
- * on, a plain policy has it off), sandbox_enforce() and sandbox_spawn() first
- * walk the project, working directory, added directories, output folder and
+ * on, a plain policy has it off), sandbox_enforce(), sandbox_spawn() and
+ * every sandbox_spawn_plan() first walk the project, working directory, added directories, output folder and
  * the temp directory (not /tmp, /dev or caches) and fail with
  * SANDBOX_E_REFUSED naming such files, or a directory they cannot list.
  * Returns SANDBOX_OK or SANDBOX_E_INVALID.
@@ -330,13 +330,17 @@ SANDBOX_API void sandbox_spawn_options_init(sandbox_spawn_options *options);
  *   SANDBOX_E_NOMEM       out of memory while preparing;
  *   SANDBOX_E_UNSUPPORTED the platform or kernel cannot enforce the policy;
  *   SANDBOX_E_PATH        a policy path or options->working_dir cannot be used;
+ *   SANDBOX_E_REFUSED     the hard-link scan (on with a class) found a file
+ *                         with a name outside the writable roots;
  *   SANDBOX_E_SYSTEM      a system call failed (fork, pipe, or a step of the
  *                         sandbox in the child: the message names the step);
  *   SANDBOX_E_EXEC        the program could not be executed; sys_errno is
  *                         ENOENT/ENOTDIR when it was not found (a shell would
  *                         exit 127), EACCES, ENOEXEC... otherwise (126).
  * The caller must reap a started child with sandbox_wait(). Thread-safe; the
- * policy is only read.
+ * policy is only read. Equivalent to sandbox_plan_new(), sandbox_spawn_plan()
+ * and sandbox_plan_free(): a host that runs many commands under one policy
+ * can keep the plan instead (see below).
  */
 SANDBOX_API int sandbox_spawn(const sandbox_policy *policy, const char *const argv[],
                               const char *const envp[], const sandbox_spawn_options *options,
@@ -356,6 +360,78 @@ SANDBOX_API int sandbox_spawn(const sandbox_policy *policy, const char *const ar
  * processes.
  */
 SANDBOX_API int sandbox_wait(sandbox_process *process, int *status, sandbox_error *error);
+
+/* ---- plans: prepare once, spawn many ------------------------------------ */
+
+typedef struct sandbox_plan sandbox_plan;
+
+/*
+ * Prepare `policy` once for many sandbox_spawn_plan() calls: a host that runs
+ * many commands under one policy pays the preparation (resolving the roots,
+ * opening them, building the Landlock ruleset, choosing the seccomp program)
+ * once instead of on every spawn.
+ *
+ * The plan is a snapshot: the policy is copied, and the working directory,
+ * project root, temp directory, home and cache directories are resolved now
+ * (from the current directory and environment). Changing or freeing the
+ * policy afterwards does not affect the plan. The refusals that depend on the
+ * policy or this machine alone happen here: internet-only network where it is
+ * not enforced, a kernel that cannot enforce the mode, protected paths that
+ * cannot be given. What depends on the files as they are when a command
+ * starts is redone by every spawn: the hard-link scan (when on) and, on Linux,
+ * the scan for protected paths, so a secret created after the plan is still
+ * masked. On Linux, read-only mode grants the terminal found on the caller's
+ * descriptors 0-2 now. Linux keeps one close-on-exec Landlock descriptor open
+ * per plan (none for an all-off policy); macOS and Windows keep the resolved
+ * policy and do their per-command work (profile, AppContainer) at each spawn.
+ *
+ * On success *plan is set (free it with sandbox_plan_free()); a best-effort
+ * degradation (Landlock missing in confined mode, a writable root that does
+ * not exist) is not an error: sandbox_plan_warning() says what is missing, and
+ * every process spawned from the plan carries it in process->warning. On
+ * failure *plan is NULL and `error` says why:
+ *   SANDBOX_E_INVALID     NULL policy or plan, the media class without its
+ *                         output folder;
+ *   SANDBOX_E_NOMEM       out of memory;
+ *   SANDBOX_E_UNSUPPORTED this platform or kernel cannot enforce the policy
+ *                         (the same refusal sandbox_spawn gives);
+ *   SANDBOX_E_PATH        the working directory cannot be determined, a root
+ *                         is the home directory or "/", or a required path
+ *                         cannot be opened;
+ *   SANDBOX_E_SYSTEM      a system call failed while building the plan.
+ * Thread-safe; the policy is only read.
+ */
+SANDBOX_API int sandbox_plan_new(const sandbox_policy *policy, sandbox_plan **plan,
+                                 sandbox_error *error);
+
+/* The plan's best-effort degradations, "" when there are none (and for a
+ * NULL plan). The string belongs to the plan. Thread-safe. */
+SANDBOX_API const char *sandbox_plan_warning(const sandbox_plan *plan);
+
+/*
+ * sandbox_spawn() with a prepared plan: same arguments (but the plan), same
+ * child, same errors, and the same contract for sandbox_wait(). Any number of
+ * threads may spawn from one plan at once: the plan is never written after
+ * sandbox_plan_new(). Each call first runs the per-command checks the plan
+ * leaves to it (the hard-link scan when on, SANDBOX_E_REFUSED; the Linux scan
+ * for protected paths), then starts the child. process->warning holds the
+ * plan's warning and any found by this spawn. Errors:
+ *   SANDBOX_E_INVALID     NULL plan, process or argv, an empty argv, a stdio
+ *                         or kept descriptor that is not open;
+ *   SANDBOX_E_REFUSED     the hard-link scan refused (see
+ *                         sandbox_policy_set_scan_hardlinks);
+ *   and SANDBOX_E_NOMEM, SANDBOX_E_UNSUPPORTED, SANDBOX_E_PATH,
+ *   SANDBOX_E_SYSTEM, SANDBOX_E_EXEC as for sandbox_spawn().
+ * Thread-safe.
+ */
+SANDBOX_API int sandbox_spawn_plan(const sandbox_plan *plan, const char *const argv[],
+                                   const char *const envp[],
+                                   const sandbox_spawn_options *options,
+                                   sandbox_process *process, sandbox_error *error);
+
+/* Release a plan (NULL is a no-op). Call it only once no sandbox_spawn_plan()
+ * on it is running; children already started keep their confinement. */
+SANDBOX_API void sandbox_plan_free(sandbox_plan *plan);
 
 /* ---- probes -------------------------------------------------------------- */
 

@@ -6,10 +6,31 @@
 
 #include "internal.h"
 
+/* What a backend prepares once per plan; each backend defines it. */
+struct sbx_backend_plan;
+
+/* A prepared policy (sandbox_plan_new). Built by the facade, then by the
+ * backend; never written after sandbox_plan_new returns, so any number of
+ * threads may spawn from it at once. */
+struct sandbox_plan {
+    sandbox_policy *policy;   /* a deep copy: the snapshot (hard-link allowlist, flags) */
+    int noop;                 /* the policy asks for nothing: spawn without a sandbox */
+    sbx_resolved resolved;    /* resolved for the host at creation; empty when noop */
+    struct sbx_backend_plan *backend; /* NULL when the backend keeps nothing */
+    char warning[512];        /* best-effort degradations found at creation */
+};
+
 /* The policy has already been validated and is not a no-op. */
 int sbx_backend_enforce(const sandbox_policy *policy, const char *const argv[],
                         sandbox_result *result);
-int sbx_backend_spawn(const sandbox_policy *policy, const char *const argv[],
+/* Fill plan->backend (and plan->warning) from plan->resolved; called for
+ * every plan, a no-op one included (plan->noop). */
+int sbx_backend_plan_new(sandbox_plan *plan, sandbox_error *error);
+void sbx_backend_plan_free(struct sbx_backend_plan *backend);
+/* Start argv from a plan. Arguments are checked and process->warning holds
+ * the plan's warning already; the backend appends its own. The plan is only
+ * read: this runs concurrently with other spawns from the same plan. */
+int sbx_backend_spawn(const sandbox_plan *plan, const char *const argv[],
                       const char *const envp[], const sandbox_spawn_options *options,
                       sandbox_process *process, sandbox_error *error);
 int sbx_backend_wait(sandbox_process *process, int *status, sandbox_error *error);

@@ -2,6 +2,7 @@
 #include "backend.h"
 #include "describe.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,14 +63,9 @@ static const char *host_platform_name(void)
 #endif
 }
 
-/* The pre-flight checks that do not belong to one backend. Runs before any
- * confinement is applied; the hard-link scan costs nothing unless asked for. */
-static int preflight(const sandbox_policy *policy, sandbox_error *err)
+/* The refusals that depend on the policy alone, before anything is resolved. */
+static int check_policy(const sandbox_policy *policy, sandbox_error *err)
 {
-    sandbox_scan_report rep;
-    sbx_resolved r;
-    int rc;
-
     if (sbx_effective_network(policy) == SANDBOX_NETWORK_INTERNET_ONLY &&
         !internet_only_enforced_here())
         return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0,
@@ -78,17 +74,44 @@ static int preflight(const sandbox_policy *policy, sandbox_error *err)
                         "command rather than allow all network. Ask for no network, or "
                         "for the whole network",
                         host_platform_name());
-    if (!policy->scan_hardlinks || policy->filesystem != SANDBOX_FS_CONFINED)
-        return SANDBOX_OK;
-    rc = sbx_resolve(policy, SANDBOX_TARGET_HOST, &r, err);
-    if (rc != SANDBOX_OK)
-        return rc;
+    return SANDBOX_OK;
+}
+
+/* The hard-link scan runs only when asked for, and only where there are
+ * writable roots a link could widen. */
+static int wants_scan(const sandbox_policy *policy)
+{
+    return policy->scan_hardlinks && policy->filesystem == SANDBOX_FS_CONFINED;
+}
+
+/* The hard-link scan over roots resolved for the host. It reads the tree as
+ * it is now, so it runs right before every command starts. */
+static int scan_preflight(const sbx_resolved *r, const sandbox_policy *policy, sandbox_error *err)
+{
+    sandbox_scan_report rep;
+    int rc;
     memset(&rep, 0, sizeof rep);
-    rc = sbx_hardlink_scan(&r, policy, &rep);
-    sbx_resolved_free(&r);
+    rc = sbx_hardlink_scan(r, policy, &rep);
     if (rc != SANDBOX_OK && err)
         *err = rep.error;
     sandbox_scan_report_clear(&rep);
+    return rc;
+}
+
+/* The pre-flight checks of sandbox_enforce that do not belong to one
+ * backend. Runs before any confinement is applied; the hard-link scan costs
+ * nothing unless asked for. */
+static int preflight(const sandbox_policy *policy, sandbox_error *err)
+{
+    sbx_resolved r;
+    int rc = check_policy(policy, err);
+    if (rc != SANDBOX_OK || !wants_scan(policy))
+        return rc;
+    rc = sbx_resolve(policy, SANDBOX_TARGET_HOST, &r, err);
+    if (rc != SANDBOX_OK)
+        return rc;
+    rc = scan_preflight(&r, policy, err);
+    sbx_resolved_free(&r);
     return rc;
 }
 
@@ -148,14 +171,70 @@ void sandbox_spawn_options_init(sandbox_spawn_options *o)
     o->stdin_fd = o->stdout_fd = o->stderr_fd = -1;
 }
 
-int sandbox_spawn(const sandbox_policy *policy, const char *const argv[], const char *const envp[],
-                  const sandbox_spawn_options *options, sandbox_process *process,
-                  sandbox_error *error)
+/* ---- plans: prepare once, spawn many ---- */
+
+int sandbox_plan_new(const sandbox_policy *policy, sandbox_plan **out, sandbox_error *error)
+{
+    sandbox_plan *plan;
+    int rc = SANDBOX_OK;
+
+    sbx_error_clear(error);
+    if (!out)
+        return sbx_fail(error, SANDBOX_E_INVALID, 0,
+                        "sandbox_plan_new needs a place to store the plan (plan is NULL)");
+    *out = NULL;
+    if (!policy)
+        return sbx_fail(error, SANDBOX_E_INVALID, 0, "no policy was given");
+    plan = calloc(1, sizeof *plan);
+    if (plan)
+        plan->policy = sbx_policy_copy(policy);
+    if (!plan || !plan->policy) {
+        free(plan);
+        return sbx_fail(error, SANDBOX_E_NOMEM, ENOMEM, "out of memory while preparing the plan");
+    }
+    /* From here on only the copy is read: the caller may change or free
+     * its policy as soon as this returns. */
+    plan->noop = sbx_policy_is_noop(plan->policy);
+    if (!plan->noop) {
+        rc = check_policy(plan->policy, error);
+        if (rc == SANDBOX_OK)
+            rc = sbx_resolve(plan->policy, SANDBOX_TARGET_HOST, &plan->resolved, error);
+    }
+    if (rc == SANDBOX_OK)
+        rc = sbx_backend_plan_new(plan, error);
+    if (rc != SANDBOX_OK) {
+        sandbox_plan_free(plan);
+        return rc;
+    }
+    *out = plan;
+    return SANDBOX_OK;
+}
+
+const char *sandbox_plan_warning(const sandbox_plan *plan)
+{
+    return plan ? plan->warning : "";
+}
+
+void sandbox_plan_free(sandbox_plan *plan)
+{
+    if (!plan)
+        return;
+    sbx_backend_plan_free(plan->backend);
+    sbx_resolved_free(&plan->resolved);
+    sandbox_policy_free(plan->policy);
+    free(plan);
+}
+
+int sandbox_spawn_plan(const sandbox_plan *plan, const char *const argv[],
+                       const char *const envp[], const sandbox_spawn_options *options,
+                       sandbox_process *process, sandbox_error *error)
 {
     sandbox_spawn_options defaults;
+    int rc;
+
     sbx_error_clear(error);
-    if (!policy || !process)
-        return sbx_fail(error, SANDBOX_E_INVALID, 0, "spawn needs a policy and a process");
+    if (!plan || !process)
+        return sbx_fail(error, SANDBOX_E_INVALID, 0, "spawn needs a plan and a process");
     if (!argv || !argv[0] || !argv[0][0])
         return sbx_fail(error, SANDBOX_E_INVALID, 0, "no command was given");
     if (!options) {
@@ -163,12 +242,36 @@ int sandbox_spawn(const sandbox_policy *policy, const char *const argv[], const 
         options = &defaults;
     }
     memset(process, 0, sizeof *process);
-    if (!sbx_policy_is_noop(policy)) {
-        int rc = preflight(policy, error);
+    snprintf(process->warning, sizeof process->warning, "%s", plan->warning);
+    /* Per spawn, not per plan: a link made after the plan must still be found. */
+    if (!plan->noop && wants_scan(plan->policy)) {
+        rc = scan_preflight(&plan->resolved, plan->policy, error);
         if (rc != SANDBOX_OK)
             return rc;
     }
-    return sbx_backend_spawn(policy, argv, envp, options, process, error);
+    return sbx_backend_spawn(plan, argv, envp, options, process, error);
+}
+
+int sandbox_spawn(const sandbox_policy *policy, const char *const argv[], const char *const envp[],
+                  const sandbox_spawn_options *options, sandbox_process *process,
+                  sandbox_error *error)
+{
+    sandbox_plan *plan;
+    int rc;
+
+    sbx_error_clear(error);
+    if (!policy || !process)
+        return sbx_fail(error, SANDBOX_E_INVALID, 0, "spawn needs a policy and a process");
+    if (!argv || !argv[0] || !argv[0][0])
+        return sbx_fail(error, SANDBOX_E_INVALID, 0, "no command was given");
+    memset(process, 0, sizeof *process);
+    /* One path for both: a plan made, used once and dropped. */
+    rc = sandbox_plan_new(policy, &plan, error);
+    if (rc != SANDBOX_OK)
+        return rc;
+    rc = sandbox_spawn_plan(plan, argv, envp, options, process, error);
+    sandbox_plan_free(plan);
+    return rc;
 }
 
 int sandbox_wait(sandbox_process *process, int *status, sandbox_error *error)

@@ -415,21 +415,60 @@ int sbx_linux_spawn_plan(const struct sbx_linux_plan *plan, int mode, const char
     return (int)n;
 }
 
-int sbx_backend_spawn(const sandbox_policy *policy, const char *const argv[],
+/* ---- plans ---- */
+
+struct sbx_backend_plan {
+    struct sbx_linux_plan prepared; /* mask always NULL: built per spawn */
+};
+
+int sbx_backend_plan_new(sandbox_plan *plan, sandbox_error *error)
+{
+    struct sbx_backend_plan *bp;
+    int rc;
+
+    if (plan->noop)
+        return SANDBOX_OK; /* spawned with no plan at all */
+    bp = calloc(1, sizeof *bp);
+    if (!bp)
+        return sbx_fail(error, SANDBOX_E_NOMEM, ENOMEM, "out of memory while preparing the plan");
+    rc = sbx_linux_prepare_resolved(&plan->resolved, &bp->prepared, plan->warning,
+                                    sizeof plan->warning, error);
+    if (rc != SANDBOX_OK) {
+        free(bp);
+        return rc;
+    }
+    plan->backend = bp;
+    return SANDBOX_OK;
+}
+
+void sbx_backend_plan_free(struct sbx_backend_plan *bp)
+{
+    if (!bp)
+        return;
+    sbx_linux_plan_release(&bp->prepared);
+    free(bp);
+}
+
+int sbx_backend_spawn(const sandbox_plan *plan, const char *const argv[],
                       const char *const envp[], const sandbox_spawn_options *options,
                       sandbox_process *process, sandbox_error *error)
 {
-    struct sbx_linux_plan plan;
+    struct sbx_linux_plan run;
     int rc;
 
-    if (sbx_policy_is_noop(policy))
+    if (plan->noop)
         return sbx_linux_spawn_plan(NULL, SBX_SPAWN_DEFAULT, argv, envp, options, process, error);
-    rc = sbx_linux_prepare(policy, &plan, process->warning, sizeof process->warning, error);
+    /* A copy on this thread's stack: it shares the plan's ruleset descriptor
+     * (which every child may pass to landlock_restrict_self) and adds this
+     * command's own masks. The shared plan is never written. */
+    run = plan->backend->prepared;
+    run.mask = NULL;
+    rc = sbx_mask_prepare(&plan->resolved, &run.mask, process->warning, sizeof process->warning,
+                          error);
     if (rc != SANDBOX_OK)
         return rc;
-    rc = sbx_linux_spawn_plan(&plan, SBX_SPAWN_DEFAULT, argv, envp, options, process, error);
-    /* The child has its own copy of the ruleset descriptor; drop ours. */
-    sbx_linux_plan_release(&plan);
+    rc = sbx_linux_spawn_plan(&run, SBX_SPAWN_DEFAULT, argv, envp, options, process, error);
+    sbx_mask_free(run.mask);
     return rc;
 }
 

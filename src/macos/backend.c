@@ -75,17 +75,25 @@ void sbx_backend_self_test(sandbox_report *report)
                missing);
 }
 
+/* Without sandbox-exec nothing can be confined: refuse. */
+static int need_sandbox_exec(sandbox_error *err)
+{
+    if (have_sandbox_exec())
+        return SANDBOX_OK;
+    return sbx_fail(err, SANDBOX_E_UNSUPPORTED, ENOENT,
+                    "%s is missing, so Seatbelt cannot be applied; refusing to run the "
+                    "command unconfined",
+                    SBX_SANDBOX_EXEC);
+}
+
 /* Resolve for macOS and build the plan, canonicalizing with realpath(3). */
 static int plan_for(const sandbox_policy *policy, const char *const argv[],
                     sbx_seatbelt_plan *plan, sandbox_error *err)
 {
     sbx_resolved r;
-    int rc;
-    if (!have_sandbox_exec())
-        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, ENOENT,
-                        "%s is missing, so Seatbelt cannot be applied; refusing to run the "
-                        "command unconfined",
-                        SBX_SANDBOX_EXEC);
+    int rc = need_sandbox_exec(err);
+    if (rc != SANDBOX_OK)
+        return rc;
     rc = sbx_resolve(policy, SANDBOX_TARGET_MACOS, &r, err);
     if (rc != SANDBOX_OK)
         return rc;
@@ -119,7 +127,19 @@ static int map_fd(posix_spawn_file_actions_t *fa, int fd, int target)
     return posix_spawn_file_actions_adddup2(fa, fd, target);
 }
 
-int sbx_backend_spawn(const sandbox_policy *policy, const char *const argv[],
+/* A sandbox_plan on macOS keeps only the resolved policy (plan->resolved):
+ * the profile names the command, so it is rendered at every spawn. */
+int sbx_backend_plan_new(sandbox_plan *plan, sandbox_error *error)
+{
+    return plan->noop ? SANDBOX_OK : need_sandbox_exec(error);
+}
+
+void sbx_backend_plan_free(struct sbx_backend_plan *backend)
+{
+    (void)backend; /* never made */
+}
+
+int sbx_backend_spawn(const sandbox_plan *splan, const char *const argv[],
                       const char *const envp[], const sandbox_spawn_options *options,
                       sandbox_process *process, sandbox_error *error)
 {
@@ -130,11 +150,15 @@ int sbx_backend_spawn(const sandbox_policy *policy, const char *const argv[],
     char *const *run;
     pid_t pid;
     size_t i;
-    int rc, step_rc = 0, noop = sbx_policy_is_noop(policy);
+    int rc, step_rc = 0, noop = splan->noop;
 
     memset(&plan, 0, sizeof plan);
     if (!noop) {
-        rc = plan_for(policy, argv, &plan, error);
+        /* Checked again: sandbox-exec may have gone since the plan was made. */
+        rc = need_sandbox_exec(error);
+        if (rc == SANDBOX_OK)
+            rc = sbx_seatbelt_plan_build(&splan->resolved, argv, sbx_macos_canon_host, &plan,
+                                         error);
         if (rc != SANDBOX_OK)
             return rc;
     }

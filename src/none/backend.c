@@ -31,11 +31,22 @@ int sbx_backend_fs_available(void)
     return 0;
 }
 
-int sbx_backend_spawn(const sandbox_policy *policy, const char *const argv[],
+int sbx_backend_plan_new(sandbox_plan *plan, sandbox_error *error)
+{
+    (void)plan;
+    return sbx_fail(error, SANDBOX_E_UNSUPPORTED, 0, "sandbox_spawn is not available on this platform yet");
+}
+
+void sbx_backend_plan_free(struct sbx_backend_plan *backend)
+{
+    (void)backend; /* never made: plan_new refuses */
+}
+
+int sbx_backend_spawn(const sandbox_plan *plan, const char *const argv[],
                       const char *const envp[], const sandbox_spawn_options *options,
                       sandbox_process *process, sandbox_error *error)
 {
-    (void)policy;
+    (void)plan;
     (void)argv;
     (void)envp;
     (void)options;

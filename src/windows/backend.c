@@ -625,17 +625,31 @@ int sbx_win_run_start(struct sbx_win_run *run, const sandbox_policy *policy,
     rc = sbx_resolve(policy, SANDBOX_TARGET_WINDOWS, &r, err);
     if (rc != SANDBOX_OK)
         return rc;
-    rc = sbx_win_plan_build(&r, argv, &run->plan, err);
+    rc = sbx_win_run_start_resolved(run, &r, argv, envp, options, err);
+    sbx_resolved_free(&r);
+    return rc;
+}
+
+int sbx_win_run_start_resolved(struct sbx_win_run *run, const sbx_resolved *r,
+                               const char *const argv[], const char *const envp[],
+                               const sandbox_spawn_options *options, sandbox_error *err)
+{
+    int rc;
+
+    if (options->n_keep_fds > 0)
+        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0,
+                        "keeping extra descriptors is not supported on Windows");
+    rc = sbx_win_plan_build(r, argv, &run->plan, err);
     if (rc == SANDBOX_OK) {
         /* The walk is done before anything is changed: a directory that
-         * cannot be listed refuses the run with nothing to undo. */
+         * cannot be listed refuses the run with nothing to undo. Per run,
+         * not per sandbox_plan: only what exists now gets a deny ACE. */
         struct sbx_win_fs fs;
         sbx_win_fs_host(&fs);
-        rc = sbx_win_plan_protect(&r, &fs, &run->plan, err);
+        rc = sbx_win_plan_protect(r, &fs, &run->plan, err);
         if (rc != SANDBOX_OK)
             sbx_win_plan_free(&run->plan);
     }
-    sbx_resolved_free(&r);
     if (rc != SANDBOX_OK)
         return rc;
     api_load(&run->api);
@@ -674,7 +688,30 @@ int sbx_backend_enforce(const sandbox_policy *policy, const char *const argv[],
                     "the command inside an AppContainer (the launcher does this)");
 }
 
-int sbx_backend_spawn(const sandbox_policy *policy, const char *const argv[],
+/* A sandbox_plan on Windows keeps only the resolved policy (plan->resolved):
+ * the AppContainer, its grants and deny ACEs belong to one run, and are made
+ * and undone around each command. */
+int sbx_backend_plan_new(sandbox_plan *plan, sandbox_error *error)
+{
+    static const char *const probe_argv[] = {"cmd", NULL};
+    sbx_win_plan probe;
+    int rc;
+    if (plan->noop)
+        return SANDBOX_OK;
+    /* Refuse what Windows cannot enforce (read-only) now, with the error a
+     * spawn would give, rather than at every spawn. */
+    rc = sbx_win_plan_build(&plan->resolved, probe_argv, &probe, error);
+    if (rc == SANDBOX_OK)
+        sbx_win_plan_free(&probe);
+    return rc;
+}
+
+void sbx_backend_plan_free(struct sbx_backend_plan *backend)
+{
+    (void)backend; /* never made */
+}
+
+int sbx_backend_spawn(const sandbox_plan *plan, const char *const argv[],
                       const char *const envp[], const sandbox_spawn_options *options,
                       sandbox_process *process, sandbox_error *error)
 {
@@ -682,7 +719,10 @@ int sbx_backend_spawn(const sandbox_policy *policy, const char *const argv[],
     int rc;
     if (!run)
         return sbx_fail(error, SANDBOX_E_NOMEM, 0, "out of memory while spawning");
-    rc = sbx_win_run_start(run, policy, argv, envp, options, error);
+    /* An all-off plan was not resolved (nothing to confine): resolve for
+     * the command line alone, as sandbox_spawn always did. */
+    rc = plan->noop ? sbx_win_run_start(run, plan->policy, argv, envp, options, error)
+                    : sbx_win_run_start_resolved(run, &plan->resolved, argv, envp, options, error);
     if (rc != SANDBOX_OK) {
         free(run);
         return rc;

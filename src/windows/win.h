@@ -71,6 +71,10 @@ struct sbx_win_run {
 int sbx_win_run_start(struct sbx_win_run *run, const sandbox_policy *policy,
                       const char *const argv[], const char *const envp[],
                       const sandbox_spawn_options *options, sandbox_error *err);
+/* The same for a policy already resolved for Windows (a sandbox_plan's). */
+int sbx_win_run_start_resolved(struct sbx_win_run *run, const sbx_resolved *r,
+                               const char *const argv[], const char *const envp[],
+                               const sandbox_spawn_options *options, sandbox_error *err);
 /* Remove the deny ACEs, revoke grants, drop the loopback exemption, delete
  * the profile, free. */
 void sbx_win_run_undo(struct sbx_win_run *run);

@@ -274,6 +274,34 @@ static void test_unconfined_spawn_and_wait_return_the_exit_code(struct sbx_harne
     sandbox_policy_free(p);
 }
 
+/* A plan refuses at creation what a spawn would refuse, with the same words,
+ * and an all-off plan serves several spawns. */
+static void test_plan_refuses_like_spawn_and_is_reusable(struct sbx_harness *h)
+{
+    const char *argv[] = {"cmd.exe", "/c", "exit 7", NULL};
+    sandbox_policy *p = sandbox_policy_new();
+    sandbox_plan *plan = NULL;
+    sandbox_process proc;
+    sandbox_error err, plan_err;
+    int status = -1, i;
+    sandbox_policy_set_filesystem(p, SANDBOX_FS_READ_ONLY);
+    CHECK_INT(h, sandbox_spawn(p, argv, NULL, NULL, &proc, &err), SANDBOX_E_UNSUPPORTED);
+    CHECK_INT(h, sandbox_plan_new(p, &plan, &plan_err), SANDBOX_E_UNSUPPORTED);
+    CHECK(h, plan == NULL);
+    CHECK(h, strcmp(err.message, plan_err.message) == 0);
+    sandbox_policy_set_filesystem(p, SANDBOX_FS_UNRESTRICTED);
+    CHECK_INT(h, sandbox_plan_new(p, &plan, &err), SANDBOX_OK);
+    sandbox_policy_set_filesystem(p, SANDBOX_FS_READ_ONLY); /* the plan is a snapshot */
+    for (i = 0; i < 2; i++) {
+        CHECK_INT(h, sandbox_spawn_plan(plan, argv, NULL, NULL, &proc, &err), SANDBOX_OK);
+        CHECK_INT(h, proc.enforcement, SANDBOX_ENFORCED_NOTHING);
+        CHECK_INT(h, sandbox_wait(&proc, &status, &err), SANDBOX_OK);
+        CHECK_INT(h, status, 7);
+    }
+    sandbox_plan_free(plan);
+    sandbox_policy_free(p);
+}
+
 /* ---- protected paths: deny ACEs applied before the process, removed after ---- */
 
 struct protect_dirs {
@@ -491,6 +519,7 @@ int main(int argc, char **argv)
     RUN(&h, test_missing_root_is_a_path_error);
     RUN(&h, test_unsupported_modes_are_refused_by_spawn);
     RUN(&h, test_unconfined_spawn_and_wait_return_the_exit_code);
+    RUN(&h, test_plan_refuses_like_spawn_and_is_reusable);
     RUN(&h, test_denies_are_in_place_before_the_process_and_removed_after);
     RUN(&h, test_failed_deny_rolls_back_denies_and_grants);
     RUN(&h, test_launcher_fails_closed_with_126);
