@@ -1,5 +1,5 @@
-/* Shared by the spawn stress tests: how many rounds, a descriptor count, and
- * busy threads that allocate and lock while the spawns run.
+/* Shared by the spawn stress tests: how many rounds, descriptor and zombie
+ * counts, and busy threads that allocate and lock while the spawns run.
  *
  * How many spawns the stress tests make. The default build makes the full
  * 1,000. Sanitizer builds fork (the vfork-style clone is off under ASan) and
@@ -11,7 +11,10 @@
 
 #include <dirent.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #  define SBX_SPAWN_ROUNDS 100
@@ -36,6 +39,35 @@ static int count_fds(void)
             n++;
     closedir(d);
     return n - 1; /* the directory's own descriptor */
+}
+
+/* Children of this process that are zombies (state Z). */
+static int count_zombies(void)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    char path[300], buf[512];
+    int n = 0;
+    long me = (long)getpid();
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL) {
+        FILE *f;
+        char state;
+        long ppid;
+        char *close_paren;
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        f = fopen(path, "r");
+        if (!f)
+            continue;
+        if (fgets(buf, sizeof buf, f) && (close_paren = strrchr(buf, ')')) &&
+            sscanf(close_paren + 2, "%c %ld", &state, &ppid) == 2 && ppid == me && state == 'Z')
+            n++;
+        fclose(f);
+    }
+    closedir(d);
+    return n;
 }
 
 static volatile int stop_threads;

@@ -25,35 +25,6 @@
 #include "spawn_stress.h"
 #include "linux/spawn.h"
 
-/* Children of this process that are zombies (state Z). */
-static int count_zombies(void)
-{
-    DIR *d = opendir("/proc");
-    struct dirent *e;
-    char path[300], buf[512];
-    int n = 0;
-    long me = (long)getpid();
-    assert_non_null(d);
-    while ((e = readdir(d)) != NULL) {
-        FILE *f;
-        char state;
-        long ppid;
-        char *close_paren;
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
-        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-        f = fopen(path, "r");
-        if (!f)
-            continue;
-        if (fgets(buf, sizeof buf, f) && (close_paren = strrchr(buf, ')')) &&
-            sscanf(close_paren + 2, "%c %ld", &state, &ppid) == 2 && ppid == me && state == 'Z')
-            n++;
-        fclose(f);
-    }
-    closedir(d);
-    return n;
-}
-
 /* ---- busy threads: allocate and lock all the time ---- */
 
 static int spawn_and_wait(const sandbox_policy *p, const char *const argv[],

@@ -67,6 +67,7 @@ static void test_thousand_confined_spawns_with_busy_threads(void **state)
     for (i = 0; i < 4; i++)
         pthread_join(th[i], NULL);
     assert_int_equal(count_fds(), before);
+    assert_int_equal(count_zombies(), 0);
     alarm(0);
     sandbox_policy_free(p);
 }
