@@ -495,13 +495,16 @@ if want profile; then
 fi
 
 # ---- the page ----
-# sandbox_spawn --sandbox on a small host: the median over spawn.sh's runs of
-# its "ratio (median)" column (the third figure of the row).
+# sandbox_spawn --sandbox on a small host, and the same from a plan made once
+# (sandbox_spawn_plan): the median over spawn.sh's runs of its "ratio
+# (median)" column (the third figure of the row).
 if [ -f "$R/spawn.txt" ]; then
-  v=$(awk -F'|' '/^## A small host/{on=1} /^## A host with/{on=0}
-        on && $2 ~ /^ *sandbox_spawn, --sandbox *$/ {gsub(/[^0-9.]/, "", $4); print $4}' "$R/spawn.txt" |
-      sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}')
-  [ -n "$v" ] && metric spawn_sandbox "$v"
+  for row in "sandbox_spawn:spawn_sandbox" "sandbox_spawn_plan:spawn_plan_sandbox"; do
+    v=$(awk -F'|' -v name="${row%%:*}, --sandbox" '/^## A small host/{on=1} /^## A host with/{on=0}
+          on { n = $2; gsub(/^ +| +$/, "", n) } on && n == name {gsub(/[^0-9.]/, "", $4); print $4}' "$R/spawn.txt" |
+        sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}')
+    [ -n "$v" ] && metric "${row#*:}" "$v"
+  done
 fi
 abi=$("$STA" --self-test | sed -n 's/.*Landlock ABI \([0-9]*\).*/\1/p' | head -1)
 get() { awk -F'\t' -v k="$1" '$1==k{print $2}' "$R/metrics.tsv" 2>/dev/null | tail -1; }
@@ -540,6 +543,7 @@ verdict() { # VALUE OP GOAL
     echo "| launcher (static, as nobody) \`$m\` ≤ 1.85× bare \`/bin/true\` (wall; CPU in brackets) | ${w}× (${c:-–}×) | $(verdict "$w" '<=' 1.85) |"
   done
   v=$(get spawn_sandbox); echo "| \`sandbox_spawn\` ≤ 1.15× fork+execve | ${v:-–}× | $(verdict "$v" '<=' 1.15) |"
+  v=$(get spawn_plan_sandbox); echo "| \`sandbox_spawn_plan\` (plan made once) ≤ 1.15× fork+execve | ${v:-–}× | $(verdict "$v" '<=' 1.15) |"
   for m in "${MODES[@]}"; do
     v=$(get "insandbox_worst launcher $m"); c=$(get "insandbox_worstcpu launcher $m")
     echo "| in-sandbox, launcher \`$m\` ≤ 1.03× (worst workload, wall; CPU in brackets) | ${v:-–}× (${c:-–}×) | $(verdict "$v" '<=' 1.03) |"
