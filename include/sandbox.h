@@ -168,8 +168,9 @@ SANDBOX_API int sandbox_policy_set_output_dir(sandbox_policy *policy, const char
  * every writable root; the kernel judges the path, so a write through the
  * inside name changes the outside file. With the scan on (1; classes turn it
  * on, a plain policy has it off), sandbox_enforce(), sandbox_spawn() and
- * every sandbox_spawn_plan() first walk the project, working directory, added directories, output folder and
- * the temp directory (not /tmp, /dev or caches) and fail with
+ * every sandbox_spawn_plan() first walk the project, working directory,
+ * added directories, output folder and the temp directory (not /tmp, /dev or
+ * caches) and fail with
  * SANDBOX_E_REFUSED naming such files, or a directory they cannot list.
  * Returns SANDBOX_OK or SANDBOX_E_INVALID.
  */
