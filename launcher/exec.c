@@ -15,6 +15,7 @@ static void exec_with_sh(const char *path, char *const argv[])
 {
     size_t n = 0;
     char **sh_argv;
+    int e;
 
     while (argv[n])
         n++;
@@ -28,8 +29,11 @@ static void exec_with_sh(const char *path, char *const argv[])
     if (n > 1)
         memcpy(&sh_argv[2], &argv[1], (n - 1) * sizeof *sh_argv);
     execve("/bin/sh", sh_argv, environ);
+    e = errno;
     free(sh_argv);
-    errno = ENOEXEC; /* report the script's failure, not the shell's */
+    /* The shell's own failure (EACCES from the sandbox, E2BIG...) is the
+     * reason; without a shell at all, the script's ENOEXEC is. */
+    errno = e == ENOENT ? ENOEXEC : e;
 }
 
 static void exec_one(const char *path, char *const argv[])

@@ -3,7 +3,8 @@
 #define SBX_LAUNCHER_EXEC_H
 
 /* Like execvp(3) as POSIX describes it: search PATH when the name has no
- * slash (the default path when PATH is unset), and hand a file the kernel
+ * slash (when PATH is unset, /usr/local/bin:/usr/bin:/bin, the default
+ * sandbox_spawn uses; glibc's is /bin:/usr/bin), and hand a file the kernel
  * cannot execute (ENOEXEC: no #! line) to /bin/sh. glibc does both; musl
  * does not fall back to the shell, so the launcher does it itself. Returns
  * only on failure, with errno set as execvp would set it. */
