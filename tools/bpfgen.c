@@ -380,31 +380,61 @@ static uint32_t run(const struct prog *p, uint32_t arch, uint32_t nr, const uint
     return 0;
 }
 
-/* The tree must decide exactly as the linear chain does: every number below
- * 4096, -1 and the x32 range, on both ABIs and a foreign one, with argument
- * sets that hit the rules' masks (socket families, open flags, ioctl
- * requests) and junk in the upper halves. */
-static void same_verdicts(const struct prog *tree, const struct prog *linear, int fam)
+/* The argument sets the verdict check tries: fixed ones (zeros, ones, all
+ * bits, junk in the upper halves) and, for every argument rule of the table,
+ * its matching value, the value with the lowest masked bit flipped (a near
+ * miss) and the value with junk in the upper half, each in that rule's
+ * argument, so that every rule's taken and not-taken branches are run. */
+#define MAX_ARGSETS 512
+static size_t argsets_for(uint64_t sets[][6])
 {
-    static const uint64_t argsets[][6] = {
+    static const uint64_t fixed[][6] = {
         {0, 0, 0, 0, 0, 0},
         {1, 1, 1, 1, 1, 1},
-        {2, 0x200, 0x241, 0x5412, 0, 0},
-        {16, 3, 0x40000, 0x80000000u, 0, 0},
-        {40, 0x5412, 0x401, 0x40086602, 0, 0},
         {0xffffffff00000001ull, 0xffffffff00000200ull, 0xffffffff00000241ull, 0, 0, 0},
         {0xffffffffffffffffull, 0xffffffffffffffffull, 0xffffffffffffffffull,
          0xffffffffffffffffull, 0xffffffffffffffffull, 0xffffffffffffffffull},
     };
+    size_t n = 0, i, k;
+
+    for (i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        memcpy(sets[n++], fixed[i], sizeof fixed[i]);
+    for (i = 0; i < sbx_sc_n_rules; i++) {
+        const struct sbx_sc_rule *r = &sbx_sc_rules[i];
+        uint64_t v[3];
+        if (r->match != SBX_SC_ARG_MASKED)
+            continue;
+        v[0] = r->value;
+        v[1] = r->value ^ (r->mask & (0u - r->mask)); /* lowest mask bit flipped */
+        v[2] = 0xffffffff00000000ull | r->value; /* every upper bit set */
+        for (k = 0; k < 3; k++) {
+            if (n >= MAX_ARGSETS)
+                die("too many argument sets", E2BIG);
+            memset(sets[n], 0, sizeof sets[n]);
+            sets[n][r->arg] = v[k];
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The tree must decide exactly as the linear chain does: every number below
+ * 4096, -1 and the x32 range, on both ABIs and a foreign one, with the
+ * argument sets above; then every socket family below 256 and each single
+ * bit above, for the numbers below 600. */
+static void same_verdicts(const struct prog *tree, const struct prog *linear, int fam)
+{
+    static uint64_t argsets[MAX_ARGSETS][6];
     static const uint32_t extra[] = {0xffffffffu, 0x40000000u, 0x40000001u, 0x40000029u,
-                                     0x400001ffu, 0x7fffffffu, 0x80000000u};
+                                     0x400001ffu, 0x7fffffffu, 0x80000000u, 0x000f0000u,
+                                     0x000f0005u};
     const struct sbx_sc_archfam_info *a = &sbx_sc_archfams[fam];
     uint32_t arches[3] = {a->audit_native, a->audit_compat, 0x12345678u}, nr, f;
     uint64_t args[6];
-    size_t s, i, ai;
+    size_t s, i, ai, n_sets = argsets_for(argsets);
 
     for (ai = 0; ai < 3; ai++) {
-        for (s = 0; s < sizeof argsets / sizeof argsets[0]; s++) {
+        for (s = 0; s < n_sets; s++) {
             for (nr = 0; nr < 4096; nr++)
                 if (run(tree, arches[ai], nr, argsets[s]) != run(linear, arches[ai], nr, argsets[s]))
                     die("the tree and the linear program disagree", EINVAL);
@@ -413,8 +443,6 @@ static void same_verdicts(const struct prog *tree, const struct prog *linear, in
                     run(linear, arches[ai], extra[i], argsets[s]))
                     die("the tree and the linear program disagree", EINVAL);
         }
-        /* The socket family rules: every first argument below 256 and every
-         * single bit above, for the numbers below 600. */
         memset(args, 0, sizeof args);
         for (nr = 0; nr < 600; nr++)
             for (f = 0; f < 256 + 24; f++) {
