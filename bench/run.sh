@@ -292,12 +292,15 @@ if want insandbox; then
     statloop_src=""
   fi
   cc -O2 -o "$WORK/bin/floor" "$src/bench/floor.c"
+  # Without Landlock the launcher's modes only warn; the floor drops it too.
+  floor_kind=ls
+  "$WORK/bin/floor" ls /bin/true 2>/dev/null || floor_kind=s
   export GIT_OPTIONAL_LOCKS=0  # git status never writes, so every mode does the same work
   variants() { # CWD WORKLOAD-COMMAND: NAME=CMD arguments for benchlib interleave
     local cwd=$1 cmd=$2 m
     echo "bare=cd=$cwd $cmd"
     for m in "${MODES[@]}"; do echo "launcher $m=cd=$cwd $STA $m --project $cwd -- $cmd"; done
-    echo "floor (empty filter + empty domain)=cd=$cwd $WORK/bin/floor ls $cmd"
+    echo "floor (empty filter + empty domain)=cd=$cwd $WORK/bin/floor $floor_kind $cmd"
     if [ "$have_bwrap" = 1 ]; then
       echo "bubblewrap=cd=$cwd bwrap --ro-bind / / --dev /dev --bind $cwd $cwd --bind /tmp /tmp --unshare-net --chdir $cwd $cmd"
     fi
@@ -338,8 +341,9 @@ if want insandbox; then
     echo "  30,000 files in 3 commits (the project root)"
     echo
     echo "The floor row ([bench/floor.c](../bench/floor.c)) runs the workload under a one-instruction"
-    echo "allow-everything seccomp filter and a Landlock domain that handles one right and has no rules:"
-    echo "what the kernel charges any seccomp + Landlock sandbox before a single rule. Where a mode's"
+    echo "allow-everything seccomp filter and a Landlock domain that handles one right (WRITE_FILE) with"
+    echo "one rule (/dev/null): a lower bound on what the kernel charges any seccomp + Landlock sandbox"
+    echo "before its own rules (handling only a write right, reads skip Landlock's path walk). Where a mode's"
     echo "figure matches the floor, no rule of ours costs anything measurable; the open-heavy statloop"
     echo "sits at that floor, above 1.03×, which is why that goal cannot be met with these mechanisms."
     peers_note
@@ -353,7 +357,7 @@ if want insandbox; then
   } >"$R/30-insandbox.md"
   # The open-heavy loop is where the modes sit above 1.03x: the floor beside them.
   for n in floor "launcher --sandbox" "launcher --confine-fs" "launcher --read-only"; do
-    v=$(awk -F'\t' -v n="$n" '$1=="statloop" && index($2, n)==1 {print $3; exit}' "$R/insandbox.tsv")
+    v=$(awk -F'\t' -v n="$n" '$1=="statloop" && ($2==n || (n=="floor" && index($2, "floor ")==1)) {print $3; exit}' "$R/insandbox.tsv")
     [ -n "$v" ] && metric "statloop ${n}" "$v"
   done
   for m in "${MODES[@]}" bubblewrap firejail; do
