@@ -52,6 +52,10 @@ static uint32_t action_of(int action, int eperm)
         return SCMP_ACT_ERRNO(EPERM);
     case SBX_SC_EACCES:
         return SCMP_ACT_ERRNO(EACCES);
+    case SBX_SC_NOTIFY:
+        /* The kernel lets a USER_NOTIF lose to an ERRNO or KILL of any other
+         * filter in the chain, so the main program's refusals still win. */
+        return SCMP_ACT_NOTIFY;
     default:
         return SCMP_ACT_ERRNO(ENOSYS);
     }

@@ -32,12 +32,14 @@ const struct sbx_sc_family_set sbx_sc_inet_families = {
 #define SBX_O_ACCMODE 0x3u
 #define SBX_O_TRUNC 0x200u /* 01000 on x86 and arm */
 #define SBX_SYS_SOCKET 1u  /* socketcall's first argument for socket() */
+#define SBX_O_CREAT 0x40u  /* 0100 on x86 and arm */
 
 #define NET SBX_SC_NET
 #define NOSOCK SBX_SC_NOSOCK
 #define FS SBX_SC_FS
 #define RO SBX_SC_RO
 #define TTY SBX_SC_TTY
+#define CREATE SBX_SC_CREATE
 
 #define ALWAYS(g, name, act, why) {g, SBX_SC_ABI_ALL, name, SBX_SC_ALWAYS, 0, 0, 0, NULL, act, "", why}
 #define MASKED(g, name, argn, m, v, act, what, why)                                              \
@@ -69,11 +71,11 @@ const struct sbx_sc_rule sbx_sc_rules[] = {
     ALWAYS(NOSOCK, "socketpair", SBX_SC_EPERM, "read-only mode allows no socket at all"),
     /* io_uring: IORING_OP_SOCKET and IORING_OP_OPENAT act without the syscalls
      * this filter sees; an inherited ring is refused by io_uring_enter. */
-    ALWAYS(NET | NOSOCK | FS | RO, "io_uring_setup", SBX_SC_EPERM,
+    ALWAYS(NET | NOSOCK | FS | RO | CREATE, "io_uring_setup", SBX_SC_EPERM,
            "io_uring creates sockets and opens files without socket(2)/open(2)"),
-    ALWAYS(NET | NOSOCK | FS | RO, "io_uring_enter", SBX_SC_EPERM,
+    ALWAYS(NET | NOSOCK | FS | RO | CREATE, "io_uring_enter", SBX_SC_EPERM,
            "an inherited ring could still submit work"),
-    ALWAYS(NET | NOSOCK | FS | RO, "io_uring_register", SBX_SC_EPERM,
+    ALWAYS(NET | NOSOCK | FS | RO | CREATE, "io_uring_register", SBX_SC_EPERM,
            "an inherited ring could still be reconfigured"),
 
     /* -- confined filesystem: truncation that Landlock (without TRUNCATE) lets through -- */
@@ -86,7 +88,7 @@ const struct sbx_sc_rule sbx_sc_rules[] = {
     MASKED(FS, "open_by_handle_at", 2, SBX_O_ACCMODE | SBX_O_TRUNC, SBX_O_TRUNC, SBX_SC_EACCES,
            "flags are O_RDONLY|O_TRUNC",
            "truncates a file Landlock only checked for reading"),
-    ALWAYS(FS, "openat2", SBX_SC_ENOSYS,
+    ALWAYS(FS | CREATE, "openat2", SBX_SC_ENOSYS,
            "its flags are in memory; ENOSYS makes libcs fall back to openat"),
     ALWAYS(FS, "truncate", SBX_SC_EPERM, "truncation by path is not checked by Landlock here"),
     ALWAYS(FS, "truncate64", SBX_SC_EPERM,
@@ -158,6 +160,32 @@ const struct sbx_sc_rule sbx_sc_rules[] = {
            "pushes keystrokes into the terminal's input, run by the shell after exit"),
     MASKED(TTY, "ioctl", 1, 0xffffffffu, SBX_TIOCLINUX, SBX_SC_EPERM, "request is TIOCLINUX",
            "console selection paste is terminal input injection"),
+
+    /* -- the creation guard (src/linux/guard.c): every call that creates a
+     * name stops until the guard has read the name; a protected last
+     * component gets EACCES, anything else is performed by the guard itself
+     * (never let through after the check: another thread could rewrite the
+     * path in between). openat2 and io_uring above are refused here too, so
+     * the guard holds in modes whose main program lacks them. -- */
+    MASKED(CREATE, "open", 1, SBX_O_CREAT, SBX_O_CREAT, SBX_SC_NOTIFY, "flags have O_CREAT",
+           "may create a name"),
+    MASKED(CREATE, "openat", 2, SBX_O_CREAT, SBX_O_CREAT, SBX_SC_NOTIFY, "flags have O_CREAT",
+           "may create a name"),
+    ALWAYS(CREATE, "creat", SBX_SC_NOTIFY, "creates a name"),
+    ALWAYS(CREATE, "mkdir", SBX_SC_NOTIFY, "creates a name"),
+    ALWAYS(CREATE, "mkdirat", SBX_SC_NOTIFY, "creates a name"),
+    ALWAYS(CREATE, "mknod", SBX_SC_NOTIFY, "creates a name (mkfifo too)"),
+    ALWAYS(CREATE, "mknodat", SBX_SC_NOTIFY, "creates a name (mkfifo too)"),
+    ALWAYS(CREATE, "symlink", SBX_SC_NOTIFY, "creates a name"),
+    ALWAYS(CREATE, "symlinkat", SBX_SC_NOTIFY, "creates a name"),
+    ALWAYS(CREATE, "link", SBX_SC_NOTIFY, "creates a name"),
+    ALWAYS(CREATE, "linkat", SBX_SC_NOTIFY, "creates a name (an O_TMPFILE file's too)"),
+    ALWAYS(CREATE, "rename", SBX_SC_NOTIFY, "gives a file a new name"),
+    ALWAYS(CREATE, "renameat", SBX_SC_NOTIFY, "gives a file a new name"),
+    ALWAYS(CREATE, "renameat2", SBX_SC_NOTIFY, "gives a file a new name (or swaps two)"),
+    ALWAYS(CREATE, "landlock_restrict_self", SBX_SC_EPERM,
+           "the guard creates names in its own Landlock domain; a stricter domain the command "
+           "added for itself would not bind what the guard does for it"),
 };
 const size_t sbx_sc_n_rules = sizeof sbx_sc_rules / sizeof sbx_sc_rules[0];
 
@@ -195,6 +223,7 @@ static const struct {
     [SBX_SC_V_NET_CONFINED_EPERM] = {"net-confined-eperm", NET | FS | TTY, 1, 0},
     [SBX_SC_V_READ_ONLY] = {"read-only", RO | NOSOCK | FS | TTY, 0, 1},
     [SBX_SC_V_READ_ONLY_EPERM] = {"read-only-eperm", RO | NOSOCK | FS | TTY, 1, 1},
+    [SBX_SC_V_CREATE_NOTIFY] = {"create-notify", CREATE, 0, 0},
 };
 
 unsigned sbx_sc_variant_groups(int v)
@@ -241,6 +270,20 @@ int sbx_sc_variant_for(const sbx_resolved *r, const char **why)
     return -1;
 }
 
+int sbx_sc_guard_wanted(const sbx_resolved *r)
+{
+    size_t i;
+    if (r->target != SANDBOX_TARGET_LINUX || r->filesystem == SANDBOX_FS_READ_ONLY)
+        return 0;
+    /* Write-only patterns (.git) are not refused at creation: a new .git is
+     * the command's own repository (git init), and an existing one is
+     * mounted read-only. */
+    for (i = 0; i < r->n_protect; i++)
+        if (r->protect[i].kind == SANDBOX_PROTECT_ALL)
+            return 1;
+    return 0;
+}
+
 /* ---- explain ---- */
 
 static const char *group_name(unsigned g)
@@ -254,6 +297,8 @@ static const char *group_name(unsigned g)
         return "truncation";
     case SBX_SC_RO:
         return "read-only";
+    case SBX_SC_CREATE:
+        return "creation-guard";
     default:
         return "terminal";
     }
@@ -268,6 +313,8 @@ static const char *action_name(int action, int eperm)
         return "EPERM";
     case SBX_SC_EACCES:
         return "EACCES";
+    case SBX_SC_NOTIFY:
+        return "notify-guard";
     default:
         return "ENOSYS";
     }
@@ -351,38 +398,13 @@ static void explain_newer(sbx_buf *out, int json)
                    (unsigned long)sbx_sc_last_reviewed_nr);
 }
 
-void sbx_seccomp_explain(const sbx_resolved *r, int json, sbx_buf *out)
+static void explain_groups(sbx_buf *out, int v, int json)
 {
-    const char *why;
-    int v = sbx_sc_variant_for(r, &why);
-    unsigned groups, g;
-    int eperm, first;
+    unsigned groups = sbx_sc_variant_groups(v), g;
+    int eperm = sbx_sc_variant_eperm(v), first = 1;
     size_t i;
 
-    if (v < 0) {
-        if (json) {
-            sbx_buf_add(out, "null");
-        } else if (v == -2) {
-            sbx_buf_printf(out, "  seccomp: cannot enforce: %s\n", why);
-        } else {
-            sbx_buf_add(out, "  seccomp: no filter\n");
-        }
-        return;
-    }
-    groups = sbx_sc_variant_groups(v);
-    eperm = sbx_sc_variant_eperm(v);
-    if (json) {
-        sbx_buf_printf(out, "{\"program\":\"%s\",\"default\":\"allow\","
-                            "\"foreign_arch\":\"kill-process\",\"x32\":\"kill-process\","
-                            "\"groups\":[",
-                       sbx_sc_variant_name(v));
-    } else {
-        sbx_buf_printf(out, "  seccomp (program %s): every other syscall allowed; "
-                            "a foreign architecture or x32 syscall kills the process\n",
-                       sbx_sc_variant_name(v));
-    }
-    first = 1;
-    for (g = 1; g <= SBX_SC_TTY; g <<= 1) {
+    for (g = 1; g <= SBX_SC_CREATE; g <<= 1) {
         int first_rule = 1;
         if (!(groups & g))
             continue;
@@ -410,10 +432,65 @@ void sbx_seccomp_explain(const sbx_resolved *r, int json, sbx_buf *out)
         if (json)
             sbx_buf_add(out, "]}");
     }
+}
+
+void sbx_seccomp_explain(const sbx_resolved *r, int json, sbx_buf *out)
+{
+    const char *why;
+    int v = sbx_sc_variant_for(r, &why);
+
+    if (v < 0) {
+        if (json) {
+            sbx_buf_add(out, "null");
+        } else if (v == -2) {
+            sbx_buf_printf(out, "  seccomp: cannot enforce: %s\n", why);
+        } else {
+            sbx_buf_add(out, "  seccomp: no filter\n");
+        }
+        return;
+    }
+    if (json) {
+        sbx_buf_printf(out, "{\"program\":\"%s\",\"default\":\"allow\","
+                            "\"foreign_arch\":\"kill-process\",\"x32\":\"kill-process\","
+                            "\"groups\":[",
+                       sbx_sc_variant_name(v));
+    } else {
+        sbx_buf_printf(out, "  seccomp (program %s): every other syscall allowed; "
+                            "a foreign architecture or x32 syscall kills the process\n",
+                       sbx_sc_variant_name(v));
+    }
+    explain_groups(out, v, json);
     if (json)
         sbx_buf_add(out, "]");
     if (sbx_sc_variant_guarded(v))
         explain_newer(out, json);
     if (json)
         sbx_buf_add(out, "}");
+}
+
+void sbx_seccomp_explain_guard(const sbx_resolved *r, int json, sbx_buf *out)
+{
+    const int v = SBX_SC_V_CREATE_NOTIFY;
+    if (!sbx_sc_guard_wanted(r)) {
+        if (json)
+            sbx_buf_add(out, "null");
+        return;
+    }
+    if (json) {
+        sbx_buf_printf(out, "{\"program\":\"%s\",\"default\":\"allow\","
+                            "\"foreign_arch\":\"kill-process\",\"x32\":\"kill-process\","
+                            "\"refuses\":\"EACCES for a name matching a read-write "
+                            "protected pattern\",\"groups\":[",
+                       sbx_sc_variant_name(v));
+    } else {
+        sbx_buf_printf(out, "  creation guard (seccomp program %s, stacked last, with a "
+                            "user-notification listener): a guard process (the launcher, or "
+                            "the process sandbox_spawn returns) stays as the command's parent and "
+                            "performs every call below itself; a new name matching a "
+                            "read-write protected pattern gets EACCES\n",
+                       sbx_sc_variant_name(v));
+    }
+    explain_groups(out, v, json);
+    if (json)
+        sbx_buf_add(out, "]}");
 }

@@ -16,7 +16,8 @@ enum sbx_sc_group {
     SBX_SC_NOSOCK = 1u << 1, /* read-only: no socket of any family */
     SBX_SC_FS = 1u << 2,     /* confined fs: the truncation routes Landlock leaves open */
     SBX_SC_RO = 1u << 3,     /* read-only: metadata, IPC, keyring, ... */
-    SBX_SC_TTY = 1u << 4     /* every confining mode: terminal input injection */
+    SBX_SC_TTY = 1u << 4,    /* every confining mode: terminal input injection */
+    SBX_SC_CREATE = 1u << 5  /* the creation guard's own program (src/linux/guard.c) */
 };
 
 /* What a matching syscall gets. */
@@ -24,7 +25,8 @@ enum sbx_sc_action {
     SBX_SC_DENY_NET, /* killed with SIGSYS, or EPERM under SANDBOX_DENY_EPERM */
     SBX_SC_EPERM,
     SBX_SC_EACCES,
-    SBX_SC_ENOSYS
+    SBX_SC_ENOSYS,
+    SBX_SC_NOTIFY /* stops in the kernel until the creation guard answers */
 };
 
 /* How a rule looks at the arguments. */
@@ -97,6 +99,10 @@ enum sbx_sc_variant {
     SBX_SC_V_NET_CONFINED_EPERM,
     SBX_SC_V_READ_ONLY,
     SBX_SC_V_READ_ONLY_EPERM,
+    /* The creation guard: a second program stacked on the one above (or
+     * alone), loaded with a user-notification listener. Never chosen by
+     * sbx_sc_variant_for. */
+    SBX_SC_V_CREATE_NOTIFY,
     SBX_SC_N_VARIANTS
 };
 
@@ -111,6 +117,9 @@ const char *sbx_sc_variant_name(int variant);
  * is needed, or -2 when the policy cannot be enforced by seccomp (*why says
  * why). */
 int sbx_sc_variant_for(const sbx_resolved *r, const char **why);
+/* 1 when the policy needs the creation guard: Linux, a read-write protected
+ * pattern, and a filesystem mode that can create names (not read-only). */
+int sbx_sc_guard_wanted(const sbx_resolved *r);
 
 /* Architecture families: a native ABI and the compat ABI its kernel runs. */
 enum sbx_sc_archfam { SBX_SC_X86_64, SBX_SC_AARCH64, SBX_SC_N_ARCHFAMS };

@@ -24,6 +24,7 @@
 #define EPERM_ SIM_RET_ERRNO(1)
 #define EACCES_ SIM_RET_ERRNO(13)
 #define ENOSYS_ SIM_RET_ERRNO(38)
+#define NOTIFY 0x7fc00000u /* SECCOMP_RET_USER_NOTIF */
 #define NETDENY 0xfffffff0u /* kill, or EPERM in the *-eperm variants */
 
 /* Variant sets. */
@@ -38,6 +39,7 @@
 #define V_NOTRO (V_CONF | V_NET)
 #define V_NOTFS V_NETONLY
 #define V_ALL (V_CONF | V_NET | V_RO)
+#define V_GUARD B(SBX_SC_V_CREATE_NOTIFY)
 
 #define HI(x) ((uint64_t)(x) << 32)
 
@@ -222,6 +224,31 @@ static const struct sc_case x86_cases[] = {
     {"i386 getpid", V_ALL, AUDIT_I386, 20, 0, 0, 0, ALLOW},
     {"i386 read", V_ALL, AUDIT_I386, 3, 0, 0, 0, ALLOW},
     {"connect on an inherited socket", V_ALL, AUDIT_X86_64, 42, 3, 0x1000, 16, ALLOW},
+    /* the creation guard (create-notify): names stop for the guard */
+    {"guard: open O_CREAT", V_GUARD, AUDIT_X86_64, 2, 0, 0x41, 0644, NOTIFY},
+    {"guard: open O_CREAT, junk above", V_GUARD, AUDIT_X86_64, 2, 0, 0x41 | HI(1), 0, NOTIFY},
+    {"guard: open read-only", V_GUARD, AUDIT_X86_64, 2, 0, 0, 0, ALLOW},
+    {"guard: open O_WRONLY|O_TRUNC without O_CREAT", V_GUARD, AUDIT_X86_64, 2, 0, 0x201, 0, ALLOW},
+    {"guard: openat O_CREAT", V_GUARD, AUDIT_X86_64, 257, 0, 0, 0x241, NOTIFY},
+    {"guard: openat O_TMPFILE passes", V_GUARD, AUDIT_X86_64, 257, 0, 0, 0x410002, ALLOW},
+    {"guard: creat", V_GUARD, AUDIT_X86_64, 85, 0, 0, 0, NOTIFY},
+    {"guard: mkdir", V_GUARD, AUDIT_X86_64, 83, 0, 0, 0, NOTIFY},
+    {"guard: mknodat", V_GUARD, AUDIT_X86_64, 259, 0, 0, 0, NOTIFY},
+    {"guard: symlink", V_GUARD, AUDIT_X86_64, 88, 0, 0, 0, NOTIFY},
+    {"guard: linkat", V_GUARD, AUDIT_X86_64, 265, 0, 0, 0, NOTIFY},
+    {"guard: rename", V_GUARD, AUDIT_X86_64, 82, 0, 0, 0, NOTIFY},
+    {"guard: renameat2", V_GUARD, AUDIT_X86_64, 316, 0, 0, 0, NOTIFY},
+    {"guard: openat2", V_GUARD, AUDIT_X86_64, 437, 0, 0, 0, ENOSYS_},
+    {"guard: io_uring_setup", V_GUARD, AUDIT_X86_64, 425, 0, 0, 0, EPERM_},
+    {"guard: landlock_restrict_self", V_GUARD, AUDIT_X86_64, 446, 0, 0, 0, EPERM_},
+    {"guard: read", V_GUARD, AUDIT_X86_64, 0, 0, 0, 0, ALLOW},
+    {"guard: x32 open kills", V_GUARD, AUDIT_X86_64, 0x40000002u, 0, 0x41, 0, KILL},
+    {"guard: i386 open O_CREAT", V_GUARD, AUDIT_I386, 5, 0, 0x41, 0, NOTIFY},
+    {"guard: i386 open read-only", V_GUARD, AUDIT_I386, 5, 0, 0, 0, ALLOW},
+    {"guard: i386 creat", V_GUARD, AUDIT_I386, 8, 0, 0, 0, NOTIFY},
+    {"guard: i386 openat O_CREAT", V_GUARD, AUDIT_I386, 295, 0, 0, 0x40, NOTIFY},
+    {"guard: i386 renameat2", V_GUARD, AUDIT_I386, 353, 0, 0, 0, NOTIFY},
+    {"guard: foreign arch kills", V_GUARD, AUDIT_AARCH64, 56, 0, 0, 0x40, KILL},
 };
 
 /* aarch64 and its arm compat ABI. */
@@ -267,6 +294,12 @@ static const struct sc_case arm_cases[] = {
     {"arm set_tls passes the guard", V_ALL, AUDIT_ARM, 0x0f0005, 0, 0, 0, ALLOW},
     {"getpid", V_ALL, AUDIT_AARCH64, 172, 0, 0, 0, ALLOW},
     {"arm getpid", V_ALL, AUDIT_ARM, 20, 0, 0, 0, ALLOW},
+    {"guard: openat O_CREAT", V_GUARD, AUDIT_AARCH64, 56, 0, 0, 0x40, NOTIFY},
+    {"guard: openat read-only", V_GUARD, AUDIT_AARCH64, 56, 0, 0, 0, ALLOW},
+    {"guard: mkdirat", V_GUARD, AUDIT_AARCH64, 34, 0, 0, 0, NOTIFY},
+    {"guard: renameat2", V_GUARD, AUDIT_AARCH64, 276, 0, 0, 0, NOTIFY},
+    {"guard: arm open O_CREAT", V_GUARD, AUDIT_ARM, 5, 0, 0x40, 0, NOTIFY},
+    {"guard: arm mkdir", V_GUARD, AUDIT_ARM, 39, 0, 0, 0, NOTIFY},
 };
 
 static uint32_t expected(uint32_t want, int variant)
