@@ -133,6 +133,16 @@ int sbx_protect_match(const struct sbx_protect *list, size_t n, const char *path
 int sbx_protect_match_tail(const struct sbx_protect *list, size_t n, const char *path, size_t len,
                            int backslash);
 
+/* 1 when a new name at `path` (absolute, '/'-separated, path[0..len)) must
+ * not be created: its last components match a read-write pattern of `list`
+ * (as sbx_protect_match_tail), or it is, or lies beneath, a read-write path
+ * of `home` (r->protect_home), or a "~/" pattern of `list` matches it at its
+ * place under `home_dir`. Write-only patterns (.git) never refuse. No system
+ * calls, no allocation: async-signal-safe, for the Linux creation guard. */
+int sbx_protect_refuses_create(const struct sbx_protect *list, size_t n,
+                               const struct sbx_protect *home, size_t n_home,
+                               const char *home_dir, const char *path, size_t len);
+
 /* ---- errors ---- */
 
 int sbx_fail(sandbox_error *err, int code, int sys_errno, const char *fmt, ...) SBX_PRINTF(4, 5);

@@ -281,6 +281,62 @@ int sbx_protect_match(const struct sbx_protect *list, size_t n, const char *path
     return best;
 }
 
+/* ---- names created later (the Linux creation guard) ---- */
+
+/* Does path[0..len) lie at or beneath `prefix` (case-insensitively)? */
+static int at_or_beneath(const char *prefix, const char *path, size_t len)
+{
+    size_t n = strlen(prefix);
+    while (n > 1 && prefix[n - 1] == '/')
+        n--;
+    if (n > len || sbx_strncasecmp_ascii(prefix, path, n) != 0)
+        return 0;
+    return n == len || path[n] == '/' || (n == 1 && prefix[0] == '/');
+}
+
+/* A "~/" pattern at its exact position under home: the first components of
+ * `rest` (the path below home) match the pattern's components one by one. */
+static int home_pattern_matches(const char *pat, const char *rest, size_t len)
+{
+    const char *p = pat + 2;
+    size_t i = 0, start, plen;
+    for (;;) {
+        plen = strcspn(p, "/\\");
+        while (i < len && rest[i] == '/')
+            i++;
+        start = i;
+        while (i < len && rest[i] != '/')
+            i++;
+        if (i == start || !sbx_protect_glob(p, rest + start, i - start))
+            return 0;
+        if (!p[plen])
+            return 1; /* the rest of the path lies beneath the match */
+        p += plen + 1;
+    }
+}
+
+int sbx_protect_refuses_create(const struct sbx_protect *list, size_t n,
+                               const struct sbx_protect *home, size_t n_home,
+                               const char *home_dir, const char *path, size_t len)
+{
+    size_t i, hl;
+    if (sbx_protect_match_tail(list, n, path, len, 0) == SANDBOX_PROTECT_ALL)
+        return 1;
+    for (i = 0; i < n_home; i++)
+        if (home[i].kind == SANDBOX_PROTECT_ALL && at_or_beneath(home[i].pattern, path, len))
+            return 1;
+    if (!home_dir || !home_dir[0])
+        return 0;
+    hl = strlen(home_dir);
+    if (!at_or_beneath(home_dir, path, len) || hl >= len)
+        return 0;
+    for (i = 0; i < n; i++)
+        if (list[i].pattern[0] == '~' && list[i].kind == SANDBOX_PROTECT_ALL &&
+            home_pattern_matches(list[i].pattern, path + hl, len - hl))
+            return 1;
+    return 0;
+}
+
 /* ---- resolution ---- */
 
 static int has_glob(const char *s)

@@ -169,6 +169,49 @@ static void test_resolved_form_per_target(void **state)
     sandbox_policy_free(p);
 }
 
+static int refuses(const sbx_resolved *r, const char *path)
+{
+    return sbx_protect_refuses_create(r->protect, r->n_protect, r->protect_home, r->n_protect_home,
+                                      r->home_dir, path, strlen(path));
+}
+
+/* What the Linux creation guard refuses: the new name's last components
+ * against read-write patterns, home-only patterns at their place only. */
+static void test_creation_guard_decisions(void **state)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    sbx_resolved r;
+    sandbox_error err;
+    static const char *const refused[] = {
+        "/p/.env.production", "/p/sub/.ENV.local", "/p/keys/new.pem", "/p/.ssh", "/p/a/b/.aws",
+        "/p/id_rsa", "/p/new.KEY", "/home/me/.npmrc", "/home/me/.config/gh",
+        "/home/me/.config/gh/hosts.yml", "/home/me/.docker", "/tmp/x/.env", "/p/config/credentials",
+        "/home/me/.config/x.json", "/home/me/.config/X.JSON/inner"};
+    static const char *const allowed[] = {
+        "/p/notes.txt", "/p/.git", "/p/.git/config", "/p/.npmrc", "/p/sub/.docker",
+        "/p/.config/gh", "/p/env.md", "/p/.envrc", "/p/id_rsa.pub", "/home/me/notes",
+        "/home/me/.config", "/home/me/a/.config/x.json", "/p/credentials", "/"};
+    size_t i;
+    (void)state;
+    setenv("HOME", "/home/me", 1);
+    sandbox_policy_protect_defaults(p);
+    assert_int_equal(sandbox_policy_add_protected(p, "config/credentials", SANDBOX_PROTECT_ALL),
+                     SANDBOX_OK);
+    assert_int_equal(sandbox_policy_add_protected(p, "~/.config/*.json", SANDBOX_PROTECT_ALL),
+                     SANDBOX_OK);
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
+    for (i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (!refuses(&r, refused[i]))
+            fail_msg("creating %s is not refused", refused[i]);
+    for (i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
+        if (refuses(&r, allowed[i]))
+            fail_msg("creating %s is refused", allowed[i]);
+    /* ".env.*" matches ".env.d": a directory of that name is refused too. */
+    assert_true(refuses(&r, "/p/.env.d"));
+    sbx_resolved_free(&r);
+    sandbox_policy_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -179,6 +222,7 @@ int main(void)
         cmocka_unit_test(test_windows_separators_when_asked),
         cmocka_unit_test(test_add_remove_and_validation),
         cmocka_unit_test(test_resolved_form_per_target),
+        cmocka_unit_test(test_creation_guard_decisions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
