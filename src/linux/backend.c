@@ -36,6 +36,8 @@ void sbx_linux_plan_release(struct sbx_linux_plan *plan)
     plan->ruleset_fd = -1;
     sbx_mask_free(plan->mask);
     plan->mask = NULL;
+    sbx_guard_free(plan->guard);
+    plan->guard = NULL;
 }
 
 int sbx_linux_prepare_resolved(const sbx_resolved *r, struct sbx_linux_plan *plan, char *warning,
@@ -54,6 +56,9 @@ int sbx_linux_prepare_resolved(const sbx_resolved *r, struct sbx_linux_plan *pla
     plan->drop_caps = sbx_caps_drop_mask(r->filesystem, r->network);
     if (rc == SANDBOX_OK)
         rc = sbx_mask_check(r, err);
+    /* Names created later: the guard, or a refusal to run without it. */
+    if (rc == SANDBOX_OK)
+        rc = sbx_guard_prepare(r, plan, err);
     if (rc != SANDBOX_OK)
         sbx_linux_plan_release(plan);
     return rc;
@@ -79,7 +84,7 @@ int sbx_linux_prepare(const sandbox_policy *policy, struct sbx_linux_plan *plan,
     return rc;
 }
 
-int sbx_linux_apply(const struct sbx_linux_plan *plan, int *sys_errno)
+static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno)
 {
     const struct rlimit no_core = {0, 0};
     *sys_errno = 0;
@@ -110,6 +115,10 @@ int sbx_linux_apply(const struct sbx_linux_plan *plan, int *sys_errno)
         *sys_errno = errno;
         return SBX_STEP_LANDLOCK;
     }
+    /* The guard forks here: both sides are masked, capability-less and in
+     * the Landlock domain; only the command's side gets the filters. */
+    if (plan->guard)
+        return sbx_guard_start(plan, raw_fork, sys_errno);
     if (plan->bpf) {
         struct sock_fprog prog;
         prog.len = plan->bpf_len;
@@ -121,6 +130,16 @@ int sbx_linux_apply(const struct sbx_linux_plan *plan, int *sys_errno)
         }
     }
     return SBX_STEP_NONE;
+}
+
+int sbx_linux_apply(const struct sbx_linux_plan *plan, int *sys_errno)
+{
+    return apply(plan, 0, sys_errno);
+}
+
+int sbx_linux_apply_spawned(const struct sbx_linux_plan *plan, int *sys_errno)
+{
+    return apply(plan, 1, sys_errno);
 }
 
 int sbx_linux_step_error(int step, int e, sandbox_error *err)
@@ -156,6 +175,18 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                         : e == EINVAL ? " (the process has several threads, or a mount "
                                         "point changed since the scan)"
                         : e == ENOENT ? " (a protected path vanished since the scan)"
+                                      : "");
+    case SBX_STEP_GUARD:
+        return sbx_fail(err, e == EBUSY || e == EOPNOTSUPP ? SANDBOX_E_UNSUPPORTED : SANDBOX_E_SYSTEM,
+                        e, "cannot start the creation guard for protected paths: %s%s",
+                        e == EOPNOTSUPP ? "the kernel lacks SECCOMP_ADDFD_FLAG_SEND" : strerror(e),
+                        e == EBUSY ? " (a seccomp listener is already in force: a sandbox with "
+                                     "protected paths cannot run inside another one; run the "
+                                     "inner command without protected paths)"
+                        : e == EOPNOTSUPP ? " (needs Linux 5.14+; run without protected "
+                                            "paths, or with --read-only)"
+                        : e == EINVAL ? " (the kernel lacks seccomp user notification, Linux 5.0+)"
+                        : e == ECHILD ? " (its child ended before it was ready)"
                                       : "");
     default:
         return sbx_fail(err, SANDBOX_E_SYSTEM, e, "sandbox step %d failed: %s", step,
@@ -253,9 +284,19 @@ void sbx_backend_self_test(sandbox_report *rep)
 
     strcpy(rep->internet_only.mechanism, "none");
     strcpy(rep->internet_only.detail, "internet-only network is not enforced on Linux yet");
-    strcpy(rep->protected_paths.mechanism, "mount-namespace+landlock");
+    strcpy(rep->protected_paths.mechanism, "mount-namespace+landlock+seccomp-notify");
     rep->protected_paths.available =
         sbx_mask_available(rep->protected_paths.detail, sizeof rep->protected_paths.detail);
+    if (rep->protected_paths.available) {
+        char gdetail[192];
+        if (!sbx_guard_available(gdetail, sizeof gdetail)) {
+            rep->protected_paths.available = 0;
+            snprintf(rep->protected_paths.detail, sizeof rep->protected_paths.detail,
+                     "not available: %s; requests for them exit 126 (except with --read-only, "
+                     "which creates nothing)",
+                     gdetail);
+        }
+    }
 }
 
 /* sbx_backend_plan_new, _plan_free, _spawn and _wait live in spawn.c. */

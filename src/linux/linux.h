@@ -26,6 +26,9 @@ struct sbx_linux_plan {
     const struct sbx_bpf_insn *bpf; /* seccomp program, NULL when there is none */
     unsigned short bpf_len;
     struct sbx_mask_plan *mask;     /* protected paths (mask.c), NULL when none */
+    struct sbx_guard *guard;        /* the creation guard (guard.c), NULL when off */
+    const struct sbx_bpf_insn *guard_bpf; /* its program (create-notify) */
+    unsigned short guard_bpf_len;
 };
 
 /* The steps of apply, in order. Reported (with errno) when one fails. */
@@ -36,7 +39,8 @@ enum sbx_step {
     SBX_STEP_LANDLOCK = 3,
     SBX_STEP_SECCOMP = 4,
     SBX_STEP_MASK = 5, /* protected paths: namespace, masks, caps, Landlock lock */
-    SBX_STEP_CORE = 6  /* done first: core dumps off (RLIMIT_CORE 0) */
+    SBX_STEP_CORE = 6, /* done first: core dumps off (RLIMIT_CORE 0) */
+    SBX_STEP_GUARD = 7 /* the creation guard: fork, notify filter, listener */
 };
 
 /* Build the plan. On success the caller owns plan->ruleset_fd (release with
@@ -57,6 +61,9 @@ void sbx_linux_plan_release(struct sbx_linux_plan *plan);
  * its errno in *sys_errno. After a failure the thread may be partly confined:
  * the caller must not run the command. */
 int sbx_linux_apply(const struct sbx_linux_plan *plan, int *sys_errno);
+/* The same in a child of a multi-threaded process (sandbox_spawn): the
+ * creation guard forks with the raw system call, running no atfork handler. */
+int sbx_linux_apply_spawned(const struct sbx_linux_plan *plan, int *sys_errno);
 
 /* Turn a failed step into an error a person can act on. */
 int sbx_linux_step_error(int step, int sys_errno, sandbox_error *err);
@@ -179,10 +186,13 @@ int sbx_caps_drop(uint64_t mask);
 struct sbx_mask_plan;
 #define SBX_LINUX_PROTECT_MECHANISM                                                              \
     "existing matches under the project, added and working directories and home are masked "   \
-    "in a private mount namespace at launch; .git is mounted read-only"
+    "in a private mount namespace at launch; .git is mounted read-only; names created later "   \
+    "that match a read-write pattern are refused by the creation guard (not in read-only "      \
+    "mode, which creates nothing)"
 #define SBX_LINUX_PROTECT_GAPS                                                                   \
-    "protected names created after launch outside .git (a new .env.local), other roots such "  \
-    "as the temp directories, descriptors inherited already open"
+    "existing matches in other roots such as the temp directories, names created by other "    \
+    "processes while the command runs, AF_UNIX socket names, a new .git, descriptors "         \
+    "inherited already open"
 /* Scan the roots and home for protected paths and record the mounts that
  * hide them. *plan stays NULL when the policy protects nothing. Fails with
  * SANDBOX_E_UNSUPPORTED when this machine cannot give the protection. */
@@ -202,8 +212,28 @@ size_t sbx_mask_count(const struct sbx_mask_plan *plan, size_t *files, size_t *d
 /* 1 when this machine can give protected paths; detail says what or why not. */
 int sbx_mask_available(char *detail, size_t detail_size);
 
+/* ---- the creation guard (src/linux/guard.c) ---- */
+
+struct sbx_guard;
+/* When r wants the guard (sbx_sc_guard_wanted): check this machine can give
+ * it (SANDBOX_E_UNSUPPORTED naming why), copy the patterns and pick the
+ * program into plan->guard, guard_bpf, guard_bpf_len. Else leave them empty. */
+int sbx_guard_prepare(const sbx_resolved *r, struct sbx_linux_plan *plan, sandbox_error *err);
+void sbx_guard_free(struct sbx_guard *guard);
+/* 1 when the kernel can run the guard; detail says what or why not. */
+int sbx_guard_available(char *detail, size_t detail_size);
+/* Called by apply after Landlock, instead of loading the main program: fork.
+ * Returns SBX_STEP_NONE in the child, which has both programs loaded and
+ * goes on to exec the command. The parent becomes the guard and never
+ * returns, unless the child failed: then it returns the failed step with
+ * *sys_errno (the child is reaped; nothing ran). Async-signal-safe;
+ * `raw_fork` as in sbx_linux_apply_spawned. */
+int sbx_guard_start(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno);
+
 /* ---- explain helpers (portable) ---- */
 void sbx_seccomp_explain(const sbx_resolved *r, int json, sbx_buf *out);
+/* The creation guard's program: "null" (JSON) or nothing when it is off. */
+void sbx_seccomp_explain_guard(const sbx_resolved *r, int json, sbx_buf *out);
 void sbx_landlock_explain(const sbx_resolved *r, int json, sbx_buf *out);
 
 #endif

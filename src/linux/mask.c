@@ -122,7 +122,8 @@ int sbx_mask_available(char *detail, size_t size)
     snprintf(detail, size,
              "existing protected files and directories in the project, added directories, the "
              "working directory and home are masked in a private mount namespace, .git is "
-             "mounted read-only; protected names created later are not blocked");
+             "mounted read-only; names created later are refused by the creation guard "
+             "(a supervisor on a seccomp user-notification filter)");
     return 1;
 }
 

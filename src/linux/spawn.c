@@ -174,7 +174,9 @@ static int child_main(void *arg)
     /* The sandbox last before exec: after it, only execve (and the report
      * write on failure) must get through the filter. */
     if (c->plan) {
-        step = sbx_linux_apply(c->plan, &err);
+        /* With the creation guard this forks: the child returns here and
+         * execs, this process stays behind as the guard (or reports). */
+        step = sbx_linux_apply_spawned(c->plan, &err);
         if (step != SBX_STEP_NONE)
             child_fail(c, step, err);
     }
@@ -354,6 +356,10 @@ int sbx_linux_spawn_plan(const struct sbx_linux_plan *plan, int mode, const char
     if (mode == SBX_SPAWN_DEFAULT)
         mode = SBX_SPAWN_FORK;
 #endif
+    /* The guard's child never execs: a vfork-style child would hold the
+     * calling thread until the command ends. */
+    if (plan && plan->guard)
+        mode = SBX_SPAWN_FORK;
     if (mode != SBX_SPAWN_FORK) {
         stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
