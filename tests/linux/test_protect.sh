@@ -61,5 +61,5 @@ no_secret "/proc/PID/root route"
 expect_status 1 "confined: unmounting a mask is refused" "${S[@]}" sh -c 'umount .env 2>/dev/null || umount -l .env 2>/dev/null; cat .env || exit 1'
 no_secret "umount route"
 expect_status 0 "--self-test says what protection this machine gives" "$L" --self-test
-expect_output_has "protected names created later are not blocked" "--self-test states the limit"
+expect_output_has "names created later are refused by the creation guard" "--self-test names the creation guard"
 finish

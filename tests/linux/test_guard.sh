@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The creation guard end to end through the launcher: protected names that do
+# not exist at launch cannot be created by any route, while ordinary creation
+# still works through the guard. Every refusal is first shown succeeding
+# unconfined (the control), and the name must not exist afterwards.
+. "$SBX_TESTLIB"
+
+proj=$_scratch/proj
+home=$_scratch/home
+mkdir -p "$proj"/{sub,keys} "$home"
+cd "$proj" || exit 1
+export HOME=$home
+if ! "$L" --sandbox --protect-secrets -- true >"$_out" 2>"$_err"; then
+  echo "skip: the launcher cannot confine with protected paths here: $(head -1 "$_err")"
+  rm -rf "$_scratch"
+  exit 77
+fi
+S=("$L" --sandbox --protect-secrets --project "$proj" --)
+
+# refused NAME CREATED SHELL-CMD: works unconfined (then undone), is refused
+# confined, and CREATED does not exist afterwards.
+refused() {
+  local name=$1 created=$2 cmd=$3
+  expect_status 0 "unconfined: $name" sh -c "$cmd"
+  rm -rf "$created"
+  expect_status 1 "guarded: $name is refused" "${S[@]}" sh -c "$cmd 2>&1 || exit 1"
+  if [ -e "$created" ] || [ -L "$created" ]; then fail "$name: $created exists"; rm -rf "$created"
+  else pass "$name: $created was not created"; fi
+}
+
+echo data >existing.txt
+echo notes >notes.txt
+refused "echo x > .env.production" .env.production 'echo x > .env.production'
+expect_output_has "Permission denied" "the refusal is EACCES"
+refused "echo x > sub/.ENV.local (case)" sub/.ENV.local 'echo x > sub/.ENV.local'
+refused "touch keys/new.pem" keys/new.pem 'touch keys/new.pem'
+refused "mkdir .ssh" .ssh 'mkdir .ssh'
+refused "mkdir -p a/b/.aws" a/b/.aws 'mkdir -p a/b/.aws'
+rm -rf a
+refused "ln -s /etc/hostname id_rsa" id_rsa 'ln -s /etc/hostname id_rsa'
+refused "ln existing.txt new.key" new.key 'ln existing.txt new.key'
+expect_status 0 "unconfined: mv notes.txt .env.local" sh -c 'mv notes.txt .env.local && mv .env.local notes.txt'
+expect_status 1 "guarded: mv notes.txt .env.local is refused" "${S[@]}" sh -c 'mv notes.txt .env.local || exit 1'
+[ -e notes.txt ] && [ ! -e .env.local ] && pass "notes.txt kept its name" || fail "the rename happened"
+refused "mkfifo .env.x" .env.x 'mkfifo .env.x'
+refused "python os.mknod" .env.y 'python3 -c "import os; os.mknod(\".env.y\")"'
+refused "cp to a .pem" copy.pem 'cp existing.txt copy.pem'
+# Home-only patterns, with home writable so only the guard stands in the way.
+expect_status 0 "guarded, home writable: ~/notes.txt can be created" \
+  "$L" --sandbox --protect-secrets --project "$proj" --add-dir "$home" -- sh -c "echo x > $home/notes.txt"
+expect_status 1 "guarded, home writable: a new ~/.npmrc is refused" \
+  "$L" --sandbox --protect-secrets --project "$proj" --add-dir "$home" -- sh -c "echo x > $home/.npmrc 2>/dev/null || exit 1"
+expect_status 0 "guarded: a project .npmrc is not home-only protected" "${S[@]}" sh -c 'echo x > .npmrc && rm .npmrc'
+[ ! -e "$home/.npmrc" ] && pass "~/.npmrc was not created" || fail "~/.npmrc exists"
+refused "O_TMPFILE linked as .env.tmp" .env.tmp "$P/guard tmpfile-link .env.tmp"
+# A dangling symlink made under an allowed name must not create its target.
+ln -s .env.via-link dangling
+expect_status 1 "guarded: O_CREAT through a dangling symlink to .env.via-link" "${S[@]}" "$P/guard" dangling dangling
+[ ! -e .env.via-link ] && pass "the symlink's target was not created" || { fail ".env.via-link exists"; rm -f .env.via-link; }
+rm -f dangling
+ln -s made-through-link.txt dangling
+expect_status 0 "guarded: O_CREAT through a dangling symlink to an allowed name" "${S[@]}" "$P/guard" dangling dangling
+[ -f made-through-link.txt ] && pass "the allowed target was created" || fail "made-through-link.txt is missing"
+rm -f dangling made-through-link.txt
+# RENAME_EXCHANGE gives both names new contents.
+echo a >x1; echo b >.env.swap-target
+expect_status 0 "unconfined: renameat2 RENAME_EXCHANGE" "$P/guard" exchange x1 .env.swap-target
+expect_status 1 "guarded: RENAME_EXCHANGE onto a protected name is refused" "${S[@]}" "$P/guard" exchange x1 .env.swap-target
+rm -f x1 .env.swap-target
+# 32-bit calls take the same route (x86_64 only).
+if [ "$(uname -m)" = x86_64 ]; then
+  expect_status 0 "unconfined: i386 open(O_CREAT)" "$P/guard" i386-open i386.txt
+  rm -f i386.txt
+  expect_status 1 "guarded: i386 open(.env.i386, O_CREAT) is refused" "${S[@]}" "$P/guard" i386-open .env.i386
+  expect_status 1 "guarded: i386 creat(k.pem) is refused" "${S[@]}" "$P/guard" i386-creat k.pem
+  [ ! -e .env.i386 ] && [ ! -e k.pem ] && pass "no 32-bit name was created" || fail "a 32-bit call created a protected name"
+  expect_status 0 "guarded: i386 open(O_CREAT) of an allowed name works" "${S[@]}" "$P/guard" i386-open i386.txt
+  rm -f i386.txt
+fi
+
+# The race: another thread rewrites the path while the guard checks it.
+expect_status 1 "guarded: 20000 O_CREAT opens against a flipping buffer never create .env.race" \
+  "${S[@]}" "$P/guard" race 20000
+[ ! -e .env.race ] && pass ".env.race never appeared" || { fail ".env.race appeared"; rm -f .env.race; }
+
+# Ordinary creation still works, through the guard.
+expect_status 0 "guarded: create, append, truncate, mkdir -p, symlink, hard link, rename" "${S[@]}" sh -c '
+  set -e
+  echo one > f.txt; echo two >> f.txt; [ "$(wc -l < f.txt)" = 2 ]
+  : > f.txt; [ ! -s f.txt ]
+  mkdir -p d1/d2/d3; ln -s ../f.txt d1/sym; ln f.txt hard.txt; mv hard.txt d1/d2/moved.txt
+  [ -L d1/sym ] && [ -f d1/d2/moved.txt ] && [ -d d1/d2/d3 ]
+  rm -rf d1 f.txt'
+expect_status 0 "guarded: umask 077 gives mode 600 and 700" "${S[@]}" sh -c '
+  umask 077; echo x > m.txt; mkdir md; [ "$(stat -c %a m.txt)" = 600 ] && [ "$(stat -c %a md)" = 700 ]; s=$?; rm -rf m.txt md; exit $s'
+expect_status 0 "guarded: umask 022 gives mode 644" "${S[@]}" sh -c '
+  umask 022; echo x > m.txt; [ "$(stat -c %a m.txt)" = 644 ]; s=$?; rm -f m.txt; exit $s'
+expect_status 0 "guarded: O_CLOEXEC on a created descriptor is honoured" "${S[@]}" "$P/guard" cloexec c.txt
+expect_status 0 "guarded: the created descriptor gets the lowest free number" "${S[@]}" "$P/guard" lowest l.txt
+expect_status 1 "guarded: O_EXCL on an existing file fails" "${S[@]}" "$P/guard" excl c.txt
+expect_output_has "errno 17" "... with EEXIST"
+rm -f c.txt l.txt
+expect_status 0 "guarded: O_TMPFILE linked through /proc/self/fd under an allowed name" "${S[@]}" "$P/guard" tmpfile-link tmp-linked.txt
+rm -f tmp-linked.txt
+expect_status 0 "guarded: mktemp in \$TMPDIR" "${S[@]}" sh -c 't=$(mktemp) && echo x > "$t" && rm "$t"'
+expect_status 0 "guarded: git init, add, commit" "${S[@]}" sh -c '
+  set -e; mkdir repo; cd repo; git init -q .; git config user.email t@t; git config user.name t
+  echo hi > a.txt; mkdir -p src; echo "int f(void){return 1;}" > src/f.c
+  git add -A; git commit -qm first; git log --oneline | grep -q first'
+rm -rf repo
+if command -v cc >/dev/null && command -v make >/dev/null; then
+  printf 'all: f.o\nf.o: f.c\n\tcc -c -o f.o f.c\n' >Makefile
+  echo 'int f(void) { return 1; }' >f.c
+  expect_status 0 "guarded: make (cc -c -o)" "${S[@]}" make -s
+  [ -f f.o ] && pass "f.o was built" || fail "f.o is missing"
+  rm -f Makefile f.c f.o
+fi
+
+# The guard is inside the same Landlock domain: outside the writable roots
+# nothing is created, with the guard as without it.
+expect_status 1 "confined without protection: /etc/nope is refused" "$L" --sandbox -- sh -c 'echo x > /etc/nope 2>/dev/null || exit 1'
+expect_status 1 "guarded: /etc/nope is refused" "${S[@]}" sh -c 'echo x > /etc/nope 2>/dev/null || exit 1'
+[ ! -e /etc/nope ] && pass "/etc/nope does not exist" || { fail "/etc/nope exists"; rm -f /etc/nope; }
+expect_status 0 "guarded: --no-network --protect-secrets still creates ordinary files" \
+  "$L" --no-network --protect-secrets --project "$proj" -- sh -c 'echo x > nn.txt && rm nn.txt'
+expect_status 1 "guarded: --no-network --protect-secrets refuses .env.nn" \
+  "$L" --no-network --protect-secrets --project "$proj" -- sh -c 'echo x > .env.nn 2>/dev/null || exit 1'
+expect_status 0 "guarded: --protect-secrets alone still creates ordinary files" \
+  "$L" --protect-secrets --project "$proj" -- sh -c 'echo x > pp.txt && rm pp.txt'
+expect_status 1 "guarded: --protect-secrets alone refuses .env.pp" \
+  "$L" --protect-secrets --project "$proj" -- sh -c 'echo x > .env.pp 2>/dev/null || exit 1'
+[ ! -e .env.nn ] && [ ! -e .env.pp ] && pass "no name was created in the other modes" || fail "a name was created in another mode"
+
+# Exit status and signals pass through the guard.
+expect_status 7 "guarded: exit 7 comes through" "${S[@]}" sh -c 'exit 7'
+expect_signal SYS "guarded --no-network: an AF_INET socket still kills with SIGSYS" \
+  "$L" --no-network --protect-secrets --project "$proj" -- python3 -c 'import socket; socket.socket()'
+"${S[@]}" sh -c 'trap "echo got-term > term.txt; exit 3" TERM; echo ready > ready.txt; while :; do sleep 0.05; done' \
+  >"$_out" 2>"$_err" &
+lpid=$!
+for _ in $(seq 100); do [ -e ready.txt ] && break; sleep 0.05; done
+kill -TERM "$lpid"
+st=0; wait "$lpid" || st=$?
+[ "$st" = 3 ] && grep -q got-term term.txt 2>/dev/null && pass "SIGTERM to the launcher reached the command (exit $st)" \
+  || fail "SIGTERM did not reach the command (exit $st)"
+rm -f ready.txt term.txt
+
+# The command cannot disarm the guard.
+expect_status 1 "guarded: the command cannot ptrace the guard or read its memory" "${S[@]}" "$P/guard" ptrace-parent
+"${S[@]}" "$P/guard" kill-guard after-kill.txt >"$_out" 2>"$_err"
+for _ in $(seq 60); do [ -s "$_out" ] && break; sleep 0.05; done
+sleep 0.2
+if [ -e after-kill.txt ]; then fail "a file was created after the guard was killed"; rm -f after-kill.txt
+elif grep -q "errno 38" "$_out"; then pass "once the guard is killed, creation fails with ENOSYS"
+else fail "no ENOSYS after the guard was killed: $(head -1 "$_out")"; fi
+
+expect_status 0 "--self-test names the creation guard" "$L" --self-test
+expect_output_has "refused by the creation guard" "--self-test says names created later are refused"
+expect_status 0 "--explain lists the guard's program" "$L" --explain --sandbox --protect-secrets -- true
+expect_output_has "creation guard (seccomp program create-notify" "--explain shows the creation guard"
+expect_output_has "renameat2" "--explain lists renameat2"
+finish
