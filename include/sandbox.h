@@ -265,6 +265,12 @@ typedef struct sandbox_result {
  * Linux: confines the calling thread (no_new_privs, Landlock, seccomp) and
  * returns SANDBOX_SELF_APPLIED; the caller then execs argv from the same
  * thread. The confinement cannot be undone and is inherited by every child.
+ * With protected paths (and a filesystem mode other than read-only) the
+ * process forks for the creation guard: this call returns in the CHILD (a
+ * new pid, confined, with the filters loaded), while the original process
+ * stays behind as the guard, never returns, and exits with the child's exit
+ * status or dies of its signal (docs/protected-paths.md). A guard that cannot
+ * start is an error returned in the original process.
  * macOS: returns SANDBOX_EXEC_ARGV with result->argv set to
  * /usr/bin/sandbox-exec -p PROFILE ... -- argv; nothing is applied yet.
  *
