@@ -60,6 +60,12 @@
 #ifndef SECCOMP_ADDFD_FLAG_SEND
 #  define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
 #endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#  define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#  define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
 #ifndef SYS_close_range
 #  define SYS_close_range 436
 #endif
@@ -486,7 +492,7 @@ static int open_base(pid_t tid, int dirfd, int *out)
     int fd;
     if (dirfd == AT_FDCWD) {
         proc_path(p, tid, "/cwd");
-        fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        fd = openat(AT_FDCWD, p, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
             return errno;
     } else {
@@ -504,7 +510,7 @@ static int open_base(pid_t tid, int dirfd, int *out)
                 p[i++] = num[--k];
             p[i] = '\0';
         }
-        fd = open(p, O_PATH | O_CLOEXEC);
+        fd = openat(AT_FDCWD, p, O_PATH | O_CLOEXEC);
         if (fd < 0)
             return errno == ENOENT ? EBADF : errno;
     }
@@ -521,7 +527,7 @@ static int read_umask(pid_t tid, mode_t *um)
     mode_t v = 0;
 
     proc_path(p, tid, "/status");
-    fd = open(p, O_RDONLY | O_CLOEXEC);
+    fd = openat(AT_FDCWD, p, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return errno;
     n = read(fd, buf, sizeof buf - 1);
@@ -655,12 +661,42 @@ static int check_opened(int fd)
     return 0;
 }
 
+struct guard_req {
+    const struct sbx_guard *g;
+    int lfd;
+    pid_t tid;
+    uint64_t id;
+};
+
+/* The command's umask, read once per call and only when the call really
+ * creates something (most O_CREAT opens of a build find the file there), then
+ * set as the guard's own. Read after the first validity check, so checked
+ * again. 0 or an errno. */
+static int ensure_umask(const struct guard_req *q, int *have)
+{
+    mode_t um = 022;
+    uint64_t id = q->id;
+    int e;
+    if (*have)
+        return 0;
+    e = read_umask(q->tid, &um);
+    if (e)
+        return e;
+    if (ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
+        return ESRCH;
+    umask(um);
+    *have = 1;
+    return 0;
+}
+
 /* open/openat/creat. The name the kernel would create is the last component
  * after following a dangling symlink there, so the guard follows such links
  * itself and only ever creates with O_EXCL (which never follows one). */
-static int do_open(const struct sbx_guard *g, int base, char *path, char *spare, int flags,
-                   mode_t mode, int *out)
+static int do_open(const struct guard_req *q, int base, char *path, char *spare, int flags,
+                   mode_t mode, int *have_umask, int *out)
 {
+    const struct sbx_guard *g = q->g;
+    int created = 0;
     int pfd = -1, owned = 0, base_owned = 0, hops = 0, tries = 0, fd = -1, e = 0;
     char *last, *tmp;
     ssize_t n;
@@ -673,8 +709,11 @@ static int do_open(const struct sbx_guard *g, int base, char *path, char *spare,
             break;
         if (!(flags & O_CREAT) || (flags & (O_EXCL | O_NOFOLLOW | O_DIRECTORY | O_PATH))) {
             /* No symlink is followed to a new name: one call does it. */
+            if ((flags & O_CREAT) && (e = ensure_umask(q, have_umask)) != 0)
+                break;
             fd = openat(pfd, last, flags, mode);
             e = fd < 0 ? errno : 0;
+            created = fd >= 0 && (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
             break;
         }
         fd = openat(pfd, last, flags & ~O_CREAT, mode);
@@ -691,9 +730,12 @@ static int do_open(const struct sbx_guard *g, int base, char *path, char *spare,
             e = errno;
             break;
         }
+        if ((e = ensure_umask(q, have_umask)) != 0)
+            break;
         fd = openat(pfd, last, flags | O_EXCL, mode);
         if (fd >= 0 || errno != EEXIST) {
             e = fd < 0 ? errno : 0;
+            created = fd >= 0;
             break;
         }
         /* EEXIST after ENOENT: a dangling symlink, or a name that appeared. */
@@ -732,20 +774,15 @@ static int do_open(const struct sbx_guard *g, int base, char *path, char *spare,
         close(pfd);
     if (base_owned)
         close(base);
-    if (!e && (e = check_opened(fd)) != 0)
+    /* A file this call created is a new regular file in a checked directory;
+     * anything else was found and must be checked. */
+    if (!e && !created && (e = check_opened(fd)) != 0)
         close(fd);
     if (e)
         return e;
     *out = fd;
     return 0;
 }
-
-struct guard_req {
-    const struct sbx_guard *g;
-    int lfd;
-    pid_t tid;
-    uint64_t id;
-};
 
 static void respond(const struct guard_req *q, long long val, int err)
 {
@@ -787,7 +824,7 @@ static void handle(const struct guard_req *q, const struct seccomp_data *d)
     if (!e && c.has_old && c.op != OP_SYMLINK &&
         (old[0] != '/' || (c.op == OP_LINK && (c.flags & AT_EMPTY_PATH) && !old[0])))
         e = open_base(q->tid, c.olddirfd, &obase);
-    needs_umask = c.op == OP_MKDIR || c.op == OP_MKNOD || (c.op == OP_OPEN && (c.flags & O_CREAT));
+    needs_umask = c.op == OP_MKDIR || c.op == OP_MKNOD;
     if (!e && needs_umask)
         e = read_umask(q->tid, &um);
     /* Everything above was read from the task that is still waiting for this
@@ -797,10 +834,11 @@ static void handle(const struct guard_req *q, const struct seccomp_data *d)
         goto out;
     if (e)
         goto answer;
-    umask(um);
+    if (needs_umask)
+        umask(um);
     switch (c.op) {
     case OP_OPEN:
-        e = do_open(q->g, base, path, spare, c.flags, c.mode, &fd);
+        e = do_open(q, base, path, spare, c.flags, c.mode, &needs_umask, &fd);
         if (!e) {
             struct seccomp_notif_addfd a;
             memset(&a, 0, sizeof a);
@@ -927,6 +965,10 @@ __attribute__((noreturn)) static void supervise(const struct sbx_guard *g, int l
         notif_size = sizes.seccomp_notif > notif_size ? sizes.seccomp_notif : notif_size;
     q.g = g;
     q.lfd = lfd;
+    /* Linux 6.6+: the command and the guard hand over on the same CPU, as
+     * a call and its return; older kernels refuse the flag and keep the
+     * ordinary wake-ups. */
+    (void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, (unsigned long long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
     /* Resetting SIGCHLD to its default (ignore) above dropped one that was
      * already pending: a command that ended this early is reaped here. */
     while ((got = waitpid(-1, &status, WNOHANG)) > 0)
