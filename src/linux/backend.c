@@ -153,7 +153,9 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
     case SBX_STEP_LANDLOCK:
         return sbx_fail(err, SANDBOX_E_SYSTEM, e,
                         "cannot enforce the Landlock ruleset: %s%s", strerror(e),
-                        e == EPERM ? " (no_new_privs or CAP_SYS_ADMIN is required)"
+                        e == EPERM ? " (no_new_privs or CAP_SYS_ADMIN is required; inside a "
+                                     "sandbox with protected paths, its creation guard refuses "
+                                     "every further Landlock domain: run this one outside it)"
                         : e == E2BIG ? " (too many nested Landlock domains: at most 16)"
                                      : "");
     case SBX_STEP_CORE:

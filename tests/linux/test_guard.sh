@@ -131,6 +131,23 @@ expect_status 1 "guarded: --protect-secrets alone refuses .env.pp" \
   "$L" --protect-secrets --project "$proj" -- sh -c 'echo x > .env.pp 2>/dev/null || exit 1'
 [ ! -e .env.nn ] && [ ! -e .env.pp ] && pass "no name was created in the other modes" || fail "a name was created in another mode"
 
+# openat2 and io_uring open files without open(2): the guard's own program
+# refuses them, also where no main program runs (--protect-secrets alone).
+for mode in "--sandbox" "--no-network" ""; do
+  expect_status 1 "guarded ${mode:-(protect only)}: openat2 is refused" \
+    "$L" $mode --protect-secrets --project "$proj" -- "$P/esc_kernel" openat2
+  u=0; "$P/uring" setup >/dev/null 2>&1 || u=$?
+  if [ "$u" = 0 ]; then
+    expect_status 1 "guarded ${mode:-(protect only)}: io_uring_setup is refused" \
+      "$L" $mode --protect-secrets --project "$proj" -- "$P/uring" setup
+  else skip "io_uring is not available here (exit $u)"; fi
+done
+
+# A sandbox inside a guarded one fails closed: the guard would create names
+# outside the inner Landlock domain, so it refuses landlock_restrict_self.
+expect_status 126 "guarded: a nested --read-only launcher fails closed" "${S[@]}" "$L" --read-only -- true
+expect_output_has "creation guard refuses every further Landlock domain" "... and says why"
+
 # Exit status and signals pass through the guard.
 expect_status 7 "guarded: exit 7 comes through" "${S[@]}" sh -c 'exit 7'
 expect_signal SYS "guarded --no-network: an AF_INET socket still kills with SIGSYS" \
