@@ -955,10 +955,11 @@ __attribute__((noreturn)) static void supervise(const struct sbx_guard *g, int l
         _exit(126);
     }
     close_all_but(lfd, sfd);
-    /* 0-2 stay taken (by /dev/null), so a path through /proc/self/fd/0..2
-     * that reaches the guard finds nothing of the command's. */
+    /* 0-2 stay taken by the root directory, opened O_PATH: a symlink of the
+     * command's into /proc/self/fd/0..2, which the guard resolves as its
+     * own, then fails with EISDIR instead of quietly writing elsewhere. */
     for (i = 0; i < 3; i++)
-        if (open("/dev/null", O_RDWR | O_CLOEXEC) < 0)
+        if (openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC) < 0)
             break;
     if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) == 0 &&
         sizes.seccomp_notif <= sizeof req)

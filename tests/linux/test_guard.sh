@@ -78,6 +78,36 @@ if [ "$(uname -m)" = x86_64 ]; then
   rm -f i386.txt
 fi
 
+# /dev/stderr and /proc/self mean the command, not the guard.
+expect_status 0 "guarded: echo > /dev/stderr and > /proc/self/fd/1 reach the command" \
+  "${S[@]}" sh -c 'echo to-stderr >> /dev/stderr; echo to-stdout >> /proc/self/fd/1; echo to-fd >> /dev/fd/1'
+grep -q to-stderr "$_err" && grep -q to-stdout "$_out" && grep -q to-fd "$_out" \
+  && pass "... and the text arrived" || fail "the text went elsewhere"
+# A link of the command's own into /proc/self resolves in the guard: it must
+# fail loudly, never hand over one of the guard's descriptors or files.
+ln -s /proc/self/fd/1 my-stdout
+expect_status 1 "guarded: a symlink into /proc/self/fd fails instead of writing elsewhere" \
+  "${S[@]}" sh -c 'echo x > my-stdout || exit 1'
+rm -f my-stdout
+# Protect-only mode: no Landlock write rules stand in the guard's way there.
+expect_status 1 "guarded: the guard's own /proc/PID/mem is never handed over" \
+  "$L" --protect-secrets --project "$proj" -- python3 -c 'import os, sys
+try:
+    os.open("/proc/%d/mem" % os.getppid(), os.O_RDWR | os.O_CREAT)
+except OSError as e:
+    print(e); sys.exit(1)'
+
+expect_status 0 "guarded: none of the guard's descriptors (the listener!) can be reopened" \
+  "$L" --protect-secrets --project "$proj" -- python3 -c 'import os, sys
+bad = 0
+for n in range(0, 16):
+    try:
+        fd = os.open("/proc/%d/fd/%d" % (os.getppid(), n), os.O_RDWR | os.O_CREAT)
+        print(n, "opened", os.readlink("/proc/self/fd/%d" % fd)); bad = 1
+    except OSError:
+        pass
+sys.exit(bad)'
+
 # The race: another thread rewrites the path while the guard checks it.
 expect_status 1 "guarded: 20000 O_CREAT opens against a flipping buffer never create .env.race" \
   "${S[@]}" "$P/guard" race 20000
