@@ -193,7 +193,8 @@ st=0; wait "$lpid" || st=$?
 rm -f ready.txt term.txt
 
 # The command cannot disarm the guard.
-expect_status 1 "guarded: the command cannot ptrace the guard or read its memory" "${S[@]}" "$P/guard" ptrace-parent
+expect_status 1 "guarded: the command cannot ptrace the guard, read or write its memory, take its descriptors" "${S[@]}" "$P/guard" ptrace-parent
+expect_status 1 "guarded, protect only: the same" "$L" --protect-secrets --project "$proj" -- "$P/guard" ptrace-parent
 "${S[@]}" "$P/guard" kill-guard after-kill.txt >"$_out" 2>"$_err"
 for _ in $(seq 60); do [ -s "$_out" ] && break; sleep 0.05; done
 sleep 0.2

@@ -7,7 +7,8 @@
  *   guard cloexec PATH        O_CREAT with and without O_CLOEXEC: flags as asked
  *   guard lowest PATH         the created descriptor gets the lowest free number
  *   guard excl PATH           O_CREAT|O_EXCL on an existing file: EEXIST
- *   guard ptrace-parent       PTRACE_ATTACH and /proc/PPID/mem of the parent (the guard)
+ *   guard ptrace-parent       PTRACE_ATTACH, /proc/PPID/mem, pidfd_getfd and
+ *                             process_vm_writev on the parent (the guard)
  *   guard kill-guard PATH     SIGKILL the parent (the guard); a grandchild then tries
  *                             creat(PATH) and prints the result
  *   guard tmpfile-link NAME   O_TMPFILE in ".", then linkat through /proc/self/fd
@@ -26,6 +27,7 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -162,7 +164,26 @@ int main(int argc, char **argv)
             printf("opened %s\n", mem);
             return 0;
         }
-        return refused("open mem");
+        printf("open mem: errno %d (%s)\n", errno, strerror(errno));
+        {
+            /* Steal a descriptor (the listener) or write into its memory. */
+            char byte = 0;
+            struct iovec local = {&byte, 1}, remote = {&byte, 1};
+            long pidfd = syscall(434 /* pidfd_open */, pp, 0);
+            for (i = 0; pidfd >= 0 && i < 16; i++) {
+                long got = syscall(438 /* pidfd_getfd */, pidfd, i, 0);
+                if (got >= 0) {
+                    printf("pidfd_getfd took descriptor %d of the guard\n", i);
+                    return 0;
+                }
+            }
+            printf("pidfd_getfd: errno %d (%s)\n", errno, strerror(errno));
+            if (process_vm_writev(pp, &local, 1, &remote, 1, 0) >= 0) {
+                printf("process_vm_writev reached the guard\n");
+                return 0;
+            }
+        }
+        return refused("process_vm_writev");
     }
     if (strcmp(cmd, "kill-guard") == 0 && argc == 3) {
         pid_t guard = getppid(), c = fork();
