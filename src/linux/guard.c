@@ -194,8 +194,17 @@ int sbx_guard_prepare(const sbx_resolved *r, struct sbx_linux_plan *plan, sandbo
     g->n_protect = g->protect ? r->n_protect : 0;
     g->home = copy_list(r->protect_home, r->n_protect_home, &oom);
     g->n_home = g->home ? r->n_protect_home : 0;
-    if (r->home_dir && !(g->home_dir = sbx_strdup(r->home_dir)))
-        oom = 1;
+    /* The guard matches the real path of the directory a name is created
+     * in, so home must be real too: through a symlinked /home the ~/
+     * patterns would never match (review). realpath allocates: fine here,
+     * before any fork. A home that does not exist cannot hold new names. */
+    if (r->home_dir) {
+        g->home_dir = realpath(r->home_dir, NULL);
+        if (!g->home_dir && errno == ENOMEM)
+            oom = 1;
+        if (!g->home_dir && !oom && !(g->home_dir = sbx_strdup(r->home_dir)))
+            oom = 1;
+    }
     if (oom) {
         sbx_guard_free(g);
         return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory");
@@ -664,9 +673,77 @@ static int check_opened(int fd)
 struct guard_req {
     const struct sbx_guard *g;
     int lfd;
+    int sfd;     /* the guard's signalfd */
+    pid_t child; /* the command */
     pid_t tid;
     uint64_t id;
 };
+
+static void finish(int status) __attribute__((noreturn));
+
+/* One signal read from the signalfd: the command's end is the guard's end;
+ * anything else sent to the guard itself is passed on to the command. */
+static void on_signal(const struct guard_req *q)
+{
+    struct signalfd_siginfo si;
+    pid_t got;
+    int status;
+    if (read(q->sfd, &si, sizeof si) != (ssize_t)sizeof si)
+        return;
+    if ((int)si.ssi_signo == SIGCHLD) {
+        while ((got = waitpid(-1, &status, WNOHANG)) > 0)
+            if (got == q->child)
+                finish(status);
+        return;
+    }
+    /* A terminal's signals (^C, ^\, hangup) reach the command's process
+     * group directly: only signals sent to the guard itself are passed on. */
+    if (si.ssi_code == SI_KERNEL)
+        return;
+    kill(q->child, (int)si.ssi_signo);
+}
+
+/* An open that finds an existing FIFO would block until the other end
+ * opens, and the guard serves one call at a time: a command that exits
+ * meanwhile would leave its guard (and whoever waits for it) hanging
+ * (review). So a FIFO is opened without blocking; for writing, the guard
+ * retries until a reader comes, watching its signals (the command's exit
+ * ends the guard) and the caller's notification (gone: give up). A FIFO
+ * opened for reading does not wait for a writer first (the difference is
+ * documented). Anything else: the plain openat. */
+static int open_existing(const struct guard_req *q, int dirfd, const char *name, int flags,
+                         mode_t mode)
+{
+    struct stat st;
+    struct pollfd pf;
+    uint64_t id = q->id;
+    int fd, fl;
+
+    if ((flags & O_ACCMODE) == O_RDWR || (flags & (O_NONBLOCK | O_PATH)) ||
+        fstatat(dirfd, name, &st, (flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0) != 0 ||
+        !S_ISFIFO(st.st_mode))
+        return openat(dirfd, name, flags, mode);
+    for (;;) {
+        fd = openat(dirfd, name, flags | O_NONBLOCK, mode);
+        if (fd >= 0) {
+            fl = fcntl(fd, F_GETFL);
+            if (fl >= 0)
+                (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+            return fd;
+        }
+        if (errno != ENXIO)
+            return -1;
+        if (ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) {
+            errno = EINTR;
+            return -1;
+        }
+        pf.fd = q->sfd;
+        pf.events = POLLIN;
+        pf.revents = 0;
+        if (poll(&pf, 1, 20) > 0)
+            on_signal(q);
+    }
+}
 
 /* The command's umask, read once per call and only when the call really
  * creates something (most O_CREAT opens of a build find the file there), then
@@ -689,6 +766,71 @@ static int ensure_umask(const struct guard_req *q, int *have)
     return 0;
 }
 
+/* fs.protected_symlinks, as the kernel applies it when following a
+ * symlink: in a sticky world-writable directory, only a link owned by the
+ * follower or by the directory's owner is followed. The guard follows
+ * dangling links itself, so it applies the rule itself (review). 0 or
+ * EACCES. */
+/* The guard lives in the masks' user namespace, where every owner outside
+ * its one mapping shows as the overflow uid: such an owner is unknown, never
+ * the guard's own and never equal to another. A guard that runs as the
+ * overflow uid itself (nobody) cannot tell its own files from unknown ones
+ * and takes every owner as known: the kernel's own checks still apply to
+ * every link it follows and every file it opens with O_CREAT. */
+#define GUARD_OVERFLOW_UID 65534
+
+static int known_owner(uid_t u)
+{
+    return u != GUARD_OVERFLOW_UID || geteuid() == GUARD_OVERFLOW_UID;
+}
+
+static int owner_is_me(uid_t u)
+{
+    return known_owner(u) && u == geteuid();
+}
+
+static int may_follow(int dirfd, const char *name)
+{
+    struct stat dir, link;
+    if (fstat(dirfd, &dir) != 0 || fstatat(dirfd, name, &link, AT_SYMLINK_NOFOLLOW) != 0)
+        return EACCES;
+    if ((dir.st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH))
+        return 0;
+    if (owner_is_me(link.st_uid) || (known_owner(link.st_uid) && link.st_uid == dir.st_uid))
+        return 0;
+    return EACCES;
+}
+
+/* fs.protected_regular and protected_fifos (level 1), as the kernel applies
+ * them to an O_CREAT open that finds an existing file: in a sticky
+ * world-writable directory, a regular file or FIFO owned by someone else
+ * than the opener and the directory's owner is refused. The guard finds
+ * existing files with an open without O_CREAT, which skips that check, so
+ * it applies it to what it opened (review). Stricter than the kernel where
+ * owners are unknown here (see known_owner). 0 or EACCES. */
+static int may_open_in_sticky(int fd)
+{
+    struct stat st, dir;
+    char link[32], where[PATH_MAX];
+    ssize_t n;
+    if (fstat(fd, &st) != 0)
+        return EACCES;
+    if (!(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) || owner_is_me(st.st_uid))
+        return 0;
+    fd_path(link, fd);
+    n = readlink(link, where, sizeof where - 1);
+    if (n <= 0)
+        return EACCES;
+    while (n > 1 && where[n - 1] != '/')
+        n--;
+    where[n > 1 ? n - 1 : 1] = '\0';
+    if (stat(where, &dir) != 0)
+        return EACCES;
+    if ((dir.st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH))
+        return 0;
+    return known_owner(st.st_uid) && st.st_uid == dir.st_uid ? 0 : EACCES;
+}
+
 /* open/openat/creat. The name the kernel would create is the last component
  * after following a dangling symlink there, so the guard follows such links
  * itself and only ever creates with O_EXCL (which never follows one). */
@@ -703,26 +845,36 @@ static int do_open(const struct guard_req *q, int base, char *path, char *spare,
     struct stat st;
 
     flags |= O_CLOEXEC | O_NOCTTY; /* ours; the command's O_CLOEXEC goes to ADDFD */
+    /* Linux 6.4+ refuses O_CREAT|O_DIRECTORY with EINVAL. Older kernels
+     * follow a dangling symlink, create its target as a file and only then
+     * fail with ENOTDIR: the guard answers as the newer kernels do, so no
+     * unchecked target is ever created (review). */
+    if ((flags & (O_CREAT | O_DIRECTORY)) == (O_CREAT | O_DIRECTORY))
+        return EINVAL;
     for (;;) {
         e = resolve_parent(g, base, path, 1, &pfd, &owned, &last);
         if (e)
             break;
-        if (!(flags & O_CREAT) || (flags & (O_EXCL | O_NOFOLLOW | O_DIRECTORY | O_PATH))) {
+        if (!(flags & O_CREAT) || (flags & (O_EXCL | O_NOFOLLOW | O_PATH))) {
             /* No symlink is followed to a new name: one call does it. */
             if ((flags & O_CREAT) && (e = ensure_umask(q, have_umask)) != 0)
                 break;
-            fd = openat(pfd, last, flags, mode);
+            fd = (flags & O_EXCL) ? openat(pfd, last, flags, mode)
+                                  : open_existing(q, pfd, last, flags, mode);
             e = fd < 0 ? errno : 0;
             created = fd >= 0 && (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
             break;
         }
-        fd = openat(pfd, last, flags & ~O_CREAT, mode);
+        fd = open_existing(q, pfd, last, flags & ~O_CREAT, mode);
         if (fd >= 0) {
             /* open(dir, O_CREAT|O_RDONLY) is EISDIR; without O_CREAT it opens. */
-            if ((flags & O_ACCMODE) == O_RDONLY && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if ((flags & O_ACCMODE) == O_RDONLY && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+                e = EISDIR;
+            else
+                e = may_open_in_sticky(fd);
+            if (e) {
                 close(fd);
                 fd = -1;
-                e = EISDIR;
             }
             break;
         }
@@ -757,6 +909,8 @@ static int do_open(const struct guard_req *q, int base, char *path, char *spare,
             e = ELOOP;
             break;
         }
+        if ((e = may_follow(pfd, last)) != 0)
+            break;
         spare[n] = '\0';
         /* Resolve the link's target from the link's directory. */
         if (owned) {
@@ -902,7 +1056,7 @@ out:
 
 /* ---- the supervisor ---- */
 
-__attribute__((noreturn)) static void finish(int status)
+static void finish(int status)
 {
     struct sigaction sa;
     sigset_t one;
@@ -925,7 +1079,6 @@ __attribute__((noreturn)) static void finish(int status)
 __attribute__((noreturn)) static void supervise(const struct sbx_guard *g, int lfd, pid_t child)
 {
     struct seccomp_notif_sizes sizes;
-    struct signalfd_siginfo si;
     struct pollfd pf[2];
     struct sigaction sa;
     sigset_t set;
@@ -966,6 +1119,8 @@ __attribute__((noreturn)) static void supervise(const struct sbx_guard *g, int l
         notif_size = sizes.seccomp_notif > notif_size ? sizes.seccomp_notif : notif_size;
     q.g = g;
     q.lfd = lfd;
+    q.sfd = sfd;
+    q.child = child;
     /* Linux 6.6+: the command and the guard hand over on the same CPU, as
      * a call and its return; older kernels refuse the flag and keep the
      * ordinary wake-ups. */
@@ -1007,22 +1162,8 @@ __attribute__((noreturn)) static void supervise(const struct sbx_guard *g, int l
             close(lfd);
             lfd = -1;
         }
-        if (pf[0].revents & POLLIN) {
-            if (read(sfd, &si, sizeof si) != (ssize_t)sizeof si)
-                continue;
-            if ((int)si.ssi_signo == SIGCHLD) {
-                while ((got = waitpid(-1, &status, WNOHANG)) > 0)
-                    if (got == child)
-                        finish(status);
-                continue;
-            }
-            /* A terminal's signals (^C, ^\, hangup) reach the command's
-             * process group directly: only signals sent to the guard itself
-             * are passed on. */
-            if (si.ssi_code == SI_KERNEL)
-                continue;
-            kill(child, (int)si.ssi_signo);
-        }
+        if (pf[0].revents & POLLIN)
+            on_signal(&q);
     }
 }
 

@@ -52,6 +52,14 @@ expect_status 1 "guarded, home writable: a new ~/.npmrc is refused" \
   "$L" --sandbox --protect-secrets --project "$proj" --add-dir "$home" -- sh -c "echo x > $home/.npmrc 2>/dev/null || exit 1"
 expect_status 0 "guarded: a project .npmrc is not home-only protected" "${S[@]}" sh -c 'echo x > .npmrc && rm .npmrc'
 [ ! -e "$home/.npmrc" ] && pass "~/.npmrc was not created" || fail "~/.npmrc exists"
+# HOME through a symlink (a symlinked /home): the guard matches real paths,
+# so home is made real too.
+ln -s "$home" "$_scratch/homelink"
+expect_status 1 "guarded, HOME via a symlink: a new ~/.npmrc is refused" \
+  env HOME="$_scratch/homelink" "$L" --sandbox --protect-secrets --project "$proj" \
+  --add-dir "$_scratch/homelink" -- sh -c "echo x > $_scratch/homelink/.npmrc 2>/dev/null || exit 1"
+[ ! -e "$home/.npmrc" ] && pass "~/.npmrc was not created through the link" || fail "~/.npmrc exists"
+rm -f "$home/.npmrc" "$_scratch/homelink"
 refused "O_TMPFILE linked as .env.tmp" .env.tmp "$P/guard tmpfile-link .env.tmp"
 # A dangling symlink made under an allowed name must not create its target.
 ln -s .env.via-link dangling
@@ -201,6 +209,57 @@ sleep 0.2
 if [ -e after-kill.txt ]; then fail "a file was created after the guard was killed"; rm -f after-kill.txt
 elif grep -q "errno 38" "$_out"; then pass "once the guard is killed, creation fails with ENOSYS"
 else fail "no ENOSYS after the guard was killed: $(head -1 "$_out")"; fi
+
+# O_CREAT|O_DIRECTORY through a dangling symlink: before Linux 6.4 the kernel
+# created the link's target as a file; the guard answers EINVAL as 6.4+ does.
+ln -s .env.dir dirlink
+expect_status 1 "guarded: O_CREAT|O_DIRECTORY through a link to .env.dir" "${S[@]}" python3 -c '
+import os, sys
+try:
+    os.open("dirlink", os.O_CREAT | os.O_DIRECTORY | os.O_WRONLY)
+except OSError as e:
+    print("errno", e.errno); sys.exit(1)'
+expect_output_has "errno 22" "O_CREAT|O_DIRECTORY is EINVAL"
+[ -e .env.dir ] && fail ".env.dir was created" || pass ".env.dir was not created"
+rm -f dirlink .env.dir
+
+# A FIFO opened for writing waits for its reader without stalling the guard:
+# the command exiting meanwhile ends the guard (and the launcher) at once.
+expect_status 0 "guarded: a writer waits for its FIFO reader" "${S[@]}" \
+  sh -c 'mkfifo ff; (sleep 0.3; cat ff) & echo through-fifo > ff; wait'
+expect_output_has "through-fifo" "the FIFO carried the data"
+rm -f ff
+start=$(date +%s)
+expect_status 0 "guarded: a command that exits while a FIFO writer waits" \
+  timeout -k 2 20 "${S[@]}" sh -c 'mkfifo ff; (exec 3>ff) & sleep 0.3; exit 0'
+[ $(( $(date +%s) - start )) -lt 10 ] && pass "the guard did not hang on the FIFO" \
+  || fail "the launcher took $(( $(date +%s) - start )) s"
+rm -f ff
+
+# fs.protected_symlinks and protected_regular, which the guard applies itself
+# where it follows a dangling link or opens an existing file (as root: the
+# scenario needs three owners).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  stk=$(mktemp -d /tmp/sbx-guard-sticky.XXXXXX)
+  u=$(mktemp -d /tmp/sbx-guard-user.XXXXXX)
+  chmod 1777 "$stk"
+  chmod 755 "$u"
+  chown 12345:12345 "$u"
+  setpriv --reuid=daemon --regid=daemon --clear-groups sh -c "ln -s $u/target $stk/link; echo d > $stk/dfile; chmod 666 $stk/dfile"
+  # as12345 CMD: the launcher as uid 12345 from its project $u
+  as12345() {
+    (cd "$u" && setpriv --reuid=12345 --regid=12345 --clear-groups env HOME=/nonexistent \
+       "$L" --protect-secrets --add-dir "$stk" -- sh -c "$1")
+  }
+  expect_status 1 "guarded: a dangling link of another user's in a sticky directory is not followed" \
+    as12345 "echo x > $stk/link || exit 1"
+  [ -e "$u/target" ] && fail "the link's target was created" || pass "the link's target was not created"
+  expect_status 1 "guarded: another user's file in a sticky directory is not opened with O_CREAT" \
+    as12345 "echo y >> $stk/dfile || exit 1"
+  expect_status 0 "guarded: the command's own new file in a sticky directory works" \
+    as12345 "echo z > $stk/mine && echo w >> $stk/mine"
+  rm -rf "$stk" "$u"
+fi
 
 expect_status 0 "--self-test names the creation guard" "$L" --self-test
 expect_output_has "refused by the creation guard" "--self-test says names created later are refused"
