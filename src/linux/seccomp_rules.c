@@ -29,6 +29,13 @@ const struct sbx_sc_family_set sbx_sc_inet_families = {
 #define SBX_FS_IOC_SETFLAGS 0x40086602u   /* _IOW('f', 2, long) */
 #define SBX_FS_IOC32_SETFLAGS 0x40046602u /* _IOW('f', 2, int) */
 #define SBX_FS_IOC_FSSETXATTR 0x401c5820u /* _IOW('X', 32, struct fsxattr) */
+/* btrfs subvolumes: _IOW(0x94, N, 4096-byte args), the same on every ABI */
+#define SBX_BTRFS_IOC_SNAP_CREATE 0x50009401u
+#define SBX_BTRFS_IOC_SUBVOL_CREATE 0x5000940eu
+#define SBX_BTRFS_IOC_SNAP_DESTROY 0x5000940fu
+#define SBX_BTRFS_IOC_SNAP_CREATE_V2 0x50009417u
+#define SBX_BTRFS_IOC_SUBVOL_CREATE_V2 0x50009418u
+#define SBX_BTRFS_IOC_SNAP_DESTROY_V2 0x5000943fu
 #define SBX_O_ACCMODE 0x3u
 #define SBX_O_TRUNC 0x200u /* 01000 on x86 and arm */
 #define SBX_SYS_SOCKET 1u  /* socketcall's first argument for socket() */
@@ -93,6 +100,22 @@ const struct sbx_sc_rule sbx_sc_rules[] = {
     ALWAYS(FS, "truncate", SBX_SC_EPERM, "truncation by path is not checked by Landlock here"),
     ALWAYS(FS, "truncate64", SBX_SC_EPERM,
            "truncation by path is not checked by Landlock here"),
+    /* -- confined filesystem and the creation guard: btrfs subvolume ioctls
+     * make and remove names in the directory the descriptor names, and
+     * Landlock does not check them; a snapshot also copies every file of a
+     * subvolume the user owns, masked ones included -- */
+    MASKED(FS | CREATE, "ioctl", 1, 0xffffffffu, SBX_BTRFS_IOC_SNAP_CREATE, SBX_SC_EPERM,
+           "request is BTRFS_IOC_SNAP_CREATE", "a snapshot: a new name, files copied"),
+    MASKED(FS | CREATE, "ioctl", 1, 0xffffffffu, SBX_BTRFS_IOC_SNAP_CREATE_V2, SBX_SC_EPERM,
+           "request is BTRFS_IOC_SNAP_CREATE_V2", "a snapshot: a new name, files copied"),
+    MASKED(FS | CREATE, "ioctl", 1, 0xffffffffu, SBX_BTRFS_IOC_SUBVOL_CREATE, SBX_SC_EPERM,
+           "request is BTRFS_IOC_SUBVOL_CREATE", "a new subvolume: a name Landlock never sees"),
+    MASKED(FS | CREATE, "ioctl", 1, 0xffffffffu, SBX_BTRFS_IOC_SUBVOL_CREATE_V2, SBX_SC_EPERM,
+           "request is BTRFS_IOC_SUBVOL_CREATE_V2", "a new subvolume: a name Landlock never sees"),
+    MASKED(FS | CREATE, "ioctl", 1, 0xffffffffu, SBX_BTRFS_IOC_SNAP_DESTROY, SBX_SC_EPERM,
+           "request is BTRFS_IOC_SNAP_DESTROY", "removes a subvolume Landlock never checks"),
+    MASKED(FS | CREATE, "ioctl", 1, 0xffffffffu, SBX_BTRFS_IOC_SNAP_DESTROY_V2, SBX_SC_EPERM,
+           "request is BTRFS_IOC_SNAP_DESTROY_V2", "removes a subvolume Landlock never checks"),
 
     /* -- read-only: no metadata change -- */
     ALWAYS(RO, "chmod", SBX_SC_EPERM, "file modes are metadata"),

@@ -128,6 +128,15 @@ static const struct sc_case x86_cases[] = {
     {"i386 truncate64", V_FS, AUDIT_I386, 193, 0x1000, 0, 0, EPERM_},
     {"openat2", V_FS, AUDIT_X86_64, 437, 0, 0x1000, 0x2000, ENOSYS_},
     {"i386 openat2", V_FS, AUDIT_I386, 437, 0, 0x1000, 0x2000, ENOSYS_},
+    /* btrfs subvolume ioctls: names Landlock does not check */
+    {"BTRFS_IOC_SNAP_CREATE_V2", V_FS | V_GUARD, AUDIT_X86_64, 16, 3, 0x50009417, 0x1000, EPERM_},
+    {"BTRFS_IOC_SUBVOL_CREATE", V_FS | V_GUARD, AUDIT_X86_64, 16, 3, 0x5000940e, 0x1000, EPERM_},
+    {"BTRFS_IOC_SNAP_DESTROY_V2", V_FS | V_GUARD, AUDIT_X86_64, 16, 3, 0x5000943f, 0x1000, EPERM_},
+    {"i386 BTRFS_IOC_SNAP_CREATE", V_FS | V_GUARD, AUDIT_I386, 54, 3, 0x50009401, 0x1000, EPERM_},
+    {"BTRFS_IOC_SNAP_CREATE, junk upper bits", V_FS, AUDIT_X86_64, 16, 3, 0x50009401 | HI(3), 0x1000,
+     EPERM_},
+    {"BTRFS_IOC_SNAP_CREATE without fs confinement", V_NOTFS, AUDIT_X86_64, 16, 3, 0x50009401, 0x1000,
+     ALLOW},
     /* terminal injection */
     {"TIOCSTI", V_ALL, AUDIT_X86_64, 16, 0, 0x5412, 0x1000, EPERM_},
     {"TIOCSTI with junk upper bits", V_ALL, AUDIT_X86_64, 16, 0, 0x5412 | HI(1), 0x1000, EPERM_},
@@ -277,6 +286,7 @@ static const struct sc_case arm_cases[] = {
     {"arm truncate64", V_FS, AUDIT_ARM, 193, 0, 0, 0, EPERM_},
     {"openat2", V_FS, AUDIT_AARCH64, 437, 0, 0, 0, ENOSYS_},
     {"TIOCSTI", V_ALL, AUDIT_AARCH64, 29, 0, 0x5412, 0, EPERM_},
+    {"BTRFS_IOC_SUBVOL_CREATE_V2", V_FS | V_GUARD, AUDIT_AARCH64, 29, 3, 0x50009418, 0, EPERM_},
     {"arm TIOCSTI", V_ALL, AUDIT_ARM, 54, 0, 0x5412, 0, EPERM_},
     {"fchmodat", V_RO, AUDIT_AARCH64, 53, 0, 0, 0, EPERM_},
     {"fchmodat allowed elsewhere", V_NOTRO, AUDIT_AARCH64, 53, 0, 0, 0, ALLOW},
