@@ -470,7 +470,7 @@ if want areas; then
     echo
     echo "Each area's own script, run unchanged; their method is theirs (see each script's header)."
   } >"$R/70-areas.md"
-  for s in seccomp landlock protect; do
+  for s in seccomp landlock protect guard; do
     f=$src/bench/$s.sh
     if [ ! -f "$f" ]; then
       printf '\n### bench/%s.sh\n\nNot on this branch yet.\n' "$s" >>"$R/70-areas.md"
@@ -484,6 +484,9 @@ if want areas; then
         mkdir -p "$WORK/landlock"
         [ -e "$WORK/landlock/tree" ] || { make_tree; ln -s "$WORK/tree" "$WORK/landlock/tree"; }
         SBX_BENCH_DIR=$WORK/landlock bash "$f" "$STA_DIR" "$rounds" >"$out" 2>&1 || echo "(failed)" >>"$out" ;;
+      guard)
+        # On tmpfs, where creating a file is cheap and the guard's round trip shows.
+        SBX_BENCH_DIR=/dev/shm bash "$f" "$STA_DIR" >"$out" 2>&1 || echo "(failed)" >>"$out" ;;
       *) bash "$f" "$STA_DIR" >"$out" 2>&1 || echo "(failed)" >>"$out" ;;
     esac
     { printf '\n### bench/%s.sh\n\n```\n' "$s"; cat "$out"; printf '```\n'; } >>"$R/70-areas.md"
