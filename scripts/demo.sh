@@ -43,5 +43,14 @@ run "touch new-file" "$L" --read-only -- touch new-file
 run "chmod 600 notes.txt" "$L" --read-only -- chmod 600 notes.txt
 
 echo
+echo "== Protected secrets (--protect-secrets): unreadable and unwritable even inside the project"
+echo "API_KEY=demo-secret-value" >.env
+run "cat .env  (an existing secret)" "$L" --protect-secrets -- cat .env
+run "echo X > .env.production  (a new secret file, refused by the creation guard)" \
+  "$L" --protect-secrets -- sh -c 'echo X > .env.production'
+run "echo ok > readme.txt  (ordinary writes still work)" "$L" --protect-secrets -- sh -c 'echo ok > readme.txt'
+[ -e .env.production ] && echo "!! .env.production exists: the guard failed" || echo "   (checked from outside: .env.production was never created)"
+
+echo
 echo "== What --explain prints instead of running (no side effects)"
 "$L" --explain --sandbox -- make test | sed 's/^/   /'
