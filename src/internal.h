@@ -142,6 +142,10 @@ int sbx_protect_match_tail(const struct sbx_protect *list, size_t n, const char 
 int sbx_protect_refuses_create(const struct sbx_protect *list, size_t n,
                                const struct sbx_protect *home, size_t n_home,
                                const char *home_dir, const char *path, size_t len);
+/* Would naming a directory or symlink path[0..len) make a path that a
+ * pattern of several components protects, below it? (the creation guard) */
+int sbx_protect_refuses_ancestor(const struct sbx_protect *list, size_t n, const char *home_dir,
+                                 const char *path, size_t len);
 
 /* ---- errors ---- */
 

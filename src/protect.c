@@ -337,6 +337,78 @@ int sbx_protect_refuses_create(const struct sbx_protect *list, size_t n,
     return 0;
 }
 
+/* Would a directory or symlink named path[0..len) give a way to a protected
+ * name without creating that name? True when it matches a proper prefix of a
+ * pattern of several components: renaming a directory that holds
+ * `secret.yml` to `conf`, or a symlink named `conf`, makes `conf/secret.yml`
+ * while the guard only sees the name `conf` created. Unanchored patterns
+ * match at the path's end; "~/" patterns exactly at their place under home. */
+static int ancestor_of(const char *pat, const char *path, size_t len, const char *home_dir)
+{
+    char prefix[4096];
+    size_t plen = strlen(pat), k, cut, hl;
+    const char *rest;
+    int home = pat[0] == '~';
+
+    if (plen >= sizeof prefix)
+        return 0;
+    for (cut = home ? 2 : 0; cut < plen; cut++) {
+        if (pat[cut] != '/' && pat[cut] != '\\')
+            continue;
+        memcpy(prefix, pat, cut);
+        prefix[cut] = '\0';
+        if (!home) {
+            if (cut > 0 && tail_matches(prefix, path, len, 0))
+                return 1;
+            continue;
+        }
+        /* "~/a/b" cut after "~/a": the path below home is exactly "a". */
+        if (!home_dir || !home_dir[0] || !at_or_beneath(home_dir, path, len))
+            continue;
+        hl = strlen(home_dir);
+        while (hl > 1 && home_dir[hl - 1] == '/')
+            hl--;
+        if (hl >= len)
+            continue;
+        rest = path + hl;
+        {
+            const char *pc = prefix + 2;
+            size_t i = 0, start, rlen = len - hl;
+            int ok = 1;
+            for (k = 0; ok; k++) {
+                size_t pl = strcspn(pc, "/\\");
+                while (i < rlen && rest[i] == '/')
+                    i++;
+                start = i;
+                while (i < rlen && rest[i] != '/')
+                    i++;
+                if (i == start || !sbx_protect_glob(pc, rest + start, i - start))
+                    ok = 0;
+                else if (!pc[pl]) {
+                    while (i < rlen && rest[i] == '/')
+                        i++;
+                    if (i == rlen)
+                        return 1; /* exactly the prefix, no deeper */
+                    ok = 0;
+                } else {
+                    pc += pl + 1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+int sbx_protect_refuses_ancestor(const struct sbx_protect *list, size_t n, const char *home_dir,
+                                 const char *path, size_t len)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (list[i].kind == SANDBOX_PROTECT_ALL && ancestor_of(list[i].pattern, path, len, home_dir))
+            return 1;
+    return 0;
+}
+
 /* ---- resolution ---- */
 
 static int has_glob(const char *s)

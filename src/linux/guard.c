@@ -555,7 +555,8 @@ static int read_umask(pid_t tid, mode_t *um)
 
 /* Is creating `name` (name_len bytes, no '/') inside the directory `dirfd`
  * refused? 0: allowed; EACCES: protected; another errno: cannot tell. */
-static int check_name(const struct sbx_guard *g, int dirfd, const char *name, size_t name_len)
+static int check_name(const struct sbx_guard *g, int dirfd, const char *name, size_t name_len,
+                      int tree)
 {
     char link[32], full[2 * PATH_MAX + 2];
     ssize_t n;
@@ -571,15 +572,24 @@ static int check_name(const struct sbx_guard *g, int dirfd, const char *name, si
     memcpy(full + n, name, name_len);
     n += (ssize_t)name_len;
     full[n] = '\0';
-    return sbx_protect_refuses_create(g->protect, g->n_protect, g->home, g->n_home, g->home_dir,
-                                      full, (size_t)n)
+    if (sbx_protect_refuses_create(g->protect, g->n_protect, g->home, g->n_home, g->home_dir,
+                                   full, (size_t)n))
+        return EACCES;
+    /* A name that may hold a tree (a renamed directory, a symlink) must not
+     * be a leading part of a pattern of several components either. */
+    return tree && sbx_protect_refuses_ancestor(g->protect, g->n_protect, g->home_dir, full,
+                                                (size_t)n)
                ? EACCES
                : 0;
 }
 
+enum { CHECK_NONE, CHECK_NAME, CHECK_TREE };
+
 /* Split `path` (resolved from `base`) into its parent, opened here, and its
  * last component, which *last points at (trailing slashes kept, since they
- * mean something to the kernel). With `check`, refuse a protected name.
+ * mean something to the kernel). With `check` (CHECK_NAME), refuse a
+ * protected name; CHECK_TREE also a name under which a pattern of several
+ * components would match.
  * *pfd is `base` itself when the path has no directory part, else a new
  * descriptor (*owned = 1). */
 static int resolve_parent(const struct sbx_guard *g, int base, char *path, int check, int *pfd,
@@ -612,7 +622,7 @@ static int resolve_parent(const struct sbx_guard *g, int base, char *path, int c
         *owned = 1;
     }
     *last = path + start;
-    return check ? check_name(g, *pfd, path + start, end - start) : 0;
+    return check ? check_name(g, *pfd, path + start, end - start, check == CHECK_TREE) : 0;
 }
 
 #ifndef PROC_SUPER_MAGIC
@@ -852,7 +862,7 @@ static int do_open(const struct guard_req *q, int base, char *path, char *spare,
     if ((flags & (O_CREAT | O_DIRECTORY)) == (O_CREAT | O_DIRECTORY))
         return EINVAL;
     for (;;) {
-        e = resolve_parent(g, base, path, 1, &pfd, &owned, &last);
+        e = resolve_parent(g, base, path, CHECK_NAME, &pfd, &owned, &last);
         if (e)
             break;
         if (!(flags & O_CREAT) || (flags & (O_EXCL | O_NOFOLLOW | O_PATH))) {
@@ -1011,32 +1021,35 @@ static void handle(const struct guard_req *q, const struct seccomp_data *d)
         }
         break;
     case OP_MKDIR:
-        e = resolve_parent(q->g, base, path, 1, &pfd, &owned, &last);
+        e = resolve_parent(q->g, base, path, CHECK_NAME, &pfd, &owned, &last);
         if (!e && mkdirat(pfd, last, c.mode) != 0)
             e = errno;
         break;
     case OP_MKNOD:
-        e = resolve_parent(q->g, base, path, 1, &pfd, &owned, &last);
+        e = resolve_parent(q->g, base, path, CHECK_NAME, &pfd, &owned, &last);
         /* The raw call: the dev argument is the kernel's 32-bit encoding. */
         if (!e && syscall(SYS_mknodat, pfd, last, c.mode, c.dev) != 0)
             e = errno;
         break;
     case OP_SYMLINK:
-        e = resolve_parent(q->g, base, path, 1, &pfd, &owned, &last);
+        e = resolve_parent(q->g, base, path, CHECK_TREE, &pfd, &owned, &last);
         if (!e && symlinkat(old, pfd, last) != 0)
             e = errno;
         break;
     case OP_LINK:
-        e = resolve_parent(q->g, base, path, 1, &pfd, &owned, &last);
+        e = resolve_parent(q->g, base, path, CHECK_NAME, &pfd, &owned, &last);
         if (!e && linkat(obase, old, pfd, last, c.flags) != 0)
             e = errno;
         break;
     case OP_RENAME:
         /* RENAME_EXCHANGE gives both names new contents: check both. */
-        e = resolve_parent(q->g, obase, old, (c.flags & RENAME_EXCHANGE) != 0, &opfd, &oowned,
-                           &olast);
+        /* Whatever the source is now (a directory could replace a file
+         * before the call), the new name is checked as one that may hold a
+         * tree. */
+        e = resolve_parent(q->g, obase, old, (c.flags & RENAME_EXCHANGE) ? CHECK_TREE : CHECK_NONE,
+                           &opfd, &oowned, &olast);
         if (!e)
-            e = resolve_parent(q->g, base, path, 1, &pfd, &owned, &last);
+            e = resolve_parent(q->g, base, path, CHECK_TREE, &pfd, &owned, &last);
         if (!e && syscall(SYS_renameat2, opfd, olast, pfd, last, (unsigned)c.flags) != 0)
             e = errno;
         break;

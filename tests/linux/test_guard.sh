@@ -210,6 +210,20 @@ if [ -e after-kill.txt ]; then fail "a file was created after the guard was kill
 elif grep -q "errno 38" "$_out"; then pass "once the guard is killed, creation fails with ENOSYS"
 else fail "no ENOSYS after the guard was killed: $(head -1 "$_out")"; fi
 
+# A pattern of several components: renaming a directory, or naming a symlink,
+# after its leading part would make the protected path without creating it.
+G=("$L" --sandbox --protect 'conf/secret.yml' --project "$proj" --)
+mkdir -p t && echo s > t/secret.yml
+expect_status 0 "unconfined: mv t conf makes conf/secret.yml" sh -c 'mv t conf && mv conf t'
+expect_status 1 "guarded: mv t conf (a directory holding secret.yml) is refused" \
+  "${G[@]}" sh -c 'mv t conf 2>/dev/null || exit 1'
+expect_status 1 "guarded: ln -s t conf is refused" "${G[@]}" sh -c 'ln -s t conf 2>/dev/null || exit 1'
+[ -e conf ] || [ -L conf ] && fail "conf exists" || pass "conf was not made"
+expect_status 0 "guarded: mv t other-name works" "${G[@]}" sh -c 'mv t other && mv other t'
+expect_status 1 "guarded: conf/secret.yml itself is refused" \
+  "${G[@]}" sh -c 'mkdir conf && echo x > conf/secret.yml 2>/dev/null || exit 1'
+rm -rf t conf
+
 # O_CREAT|O_DIRECTORY through a dangling symlink: before Linux 6.4 the kernel
 # created the link's target as a file; the guard answers EINVAL as 6.4+ does.
 ln -s .env.dir dirlink

@@ -208,6 +208,19 @@ static void test_creation_guard_decisions(void **state)
             fail_msg("creating %s is refused", allowed[i]);
     /* ".env.*" matches ".env.d": a directory of that name is refused too. */
     assert_true(refuses(&r, "/p/.env.d"));
+    /* A renamed directory or a symlink named like a leading part of a
+     * pattern of several components would make the protected path below it. */
+    static const char *const ancestors[] = {"/p/config", "/p/sub/CONFIG", "/home/me/.config"};
+    static const char *const not_ancestors[] = {"/p/configs", "/p/credentials", "/home/me/x/.config",
+                                                "/home/me/.config/gh/x", "/p/.env", "/"};
+    for (i = 0; i < sizeof ancestors / sizeof ancestors[0]; i++)
+        if (!sbx_protect_refuses_ancestor(r.protect, r.n_protect, r.home_dir, ancestors[i],
+                                          strlen(ancestors[i])))
+            fail_msg("%s is not refused as a leading part", ancestors[i]);
+    for (i = 0; i < sizeof not_ancestors / sizeof not_ancestors[0]; i++)
+        if (sbx_protect_refuses_ancestor(r.protect, r.n_protect, r.home_dir, not_ancestors[i],
+                                         strlen(not_ancestors[i])))
+            fail_msg("%s is refused as a leading part", not_ancestors[i]);
     sbx_resolved_free(&r);
     sandbox_policy_free(p);
 }
