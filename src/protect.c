@@ -295,8 +295,9 @@ static int at_or_beneath(const char *prefix, const char *path, size_t len)
 }
 
 /* A "~/" pattern at its exact position under home: the first components of
- * `rest` (the path below home) match the pattern's components one by one. */
-static int home_pattern_matches(const char *pat, const char *rest, size_t len)
+ * `rest` (the path below home) match the pattern's components one by one.
+ * With `exact`, rest must end there, not lie beneath the match. */
+static int home_pattern_matches(const char *pat, const char *rest, size_t len, int exact)
 {
     const char *p = pat + 2;
     size_t i = 0, start, plen;
@@ -309,8 +310,11 @@ static int home_pattern_matches(const char *pat, const char *rest, size_t len)
             i++;
         if (i == start || !sbx_protect_glob(p, rest + start, i - start))
             return 0;
-        if (!p[plen])
-            return 1; /* the rest of the path lies beneath the match */
+        if (!p[plen]) {
+            while (exact && i < len && rest[i] == '/')
+                i++;
+            return !exact || i == len; /* else the rest lies beneath the match */
+        }
         p += plen + 1;
     }
 }
@@ -332,7 +336,7 @@ int sbx_protect_refuses_create(const struct sbx_protect *list, size_t n,
         return 0;
     for (i = 0; i < n; i++)
         if (list[i].pattern[0] == '~' && list[i].kind == SANDBOX_PROTECT_ALL &&
-            home_pattern_matches(list[i].pattern, path + hl, len - hl))
+            home_pattern_matches(list[i].pattern, path + hl, len - hl, 0))
             return 1;
     return 0;
 }
@@ -346,8 +350,7 @@ int sbx_protect_refuses_create(const struct sbx_protect *list, size_t n,
 static int ancestor_of(const char *pat, const char *path, size_t len, const char *home_dir)
 {
     char prefix[4096];
-    size_t plen = strlen(pat), k, cut, hl;
-    const char *rest;
+    size_t plen = strlen(pat), cut, hl;
     int home = pat[0] == '~';
 
     if (plen >= sizeof prefix)
@@ -366,35 +369,8 @@ static int ancestor_of(const char *pat, const char *path, size_t len, const char
         if (!home_dir || !home_dir[0] || !at_or_beneath(home_dir, path, len))
             continue;
         hl = strlen(home_dir);
-        while (hl > 1 && home_dir[hl - 1] == '/')
-            hl--;
-        if (hl >= len)
-            continue;
-        rest = path + hl;
-        {
-            const char *pc = prefix + 2;
-            size_t i = 0, start, rlen = len - hl;
-            int ok = 1;
-            for (k = 0; ok; k++) {
-                size_t pl = strcspn(pc, "/\\");
-                while (i < rlen && rest[i] == '/')
-                    i++;
-                start = i;
-                while (i < rlen && rest[i] != '/')
-                    i++;
-                if (i == start || !sbx_protect_glob(pc, rest + start, i - start))
-                    ok = 0;
-                else if (!pc[pl]) {
-                    while (i < rlen && rest[i] == '/')
-                        i++;
-                    if (i == rlen)
-                        return 1; /* exactly the prefix, no deeper */
-                    ok = 0;
-                } else {
-                    pc += pl + 1;
-                }
-            }
-        }
+        if (hl < len && home_pattern_matches(prefix, path + hl, len - hl, 1))
+            return 1;
     }
     return 0;
 }

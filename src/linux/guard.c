@@ -217,35 +217,33 @@ int sbx_guard_prepare(const sbx_resolved *r, struct sbx_linux_plan *plan, sandbo
 
 /* ---- small async-signal-safe helpers ---- */
 
-/* "/proc/" + n + tail into buf (size >= 64 + strlen(tail)). */
-static void proc_path(char *buf, long n, const char *tail)
+/* v in decimal at buf, NUL-terminated (snprintf is not async-signal-safe).
+ * Returns the number of digits; buf needs room for 21. */
+static size_t put_dec(char *buf, unsigned long v)
 {
     char digits[24];
     size_t k = 0, i = 0;
-    unsigned long v = n < 0 ? 0 : (unsigned long)n;
-    do
-        digits[k++] = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    strcpy(buf, "/proc/");
-    i = 6;
-    while (k > 0)
-        buf[i++] = digits[--k];
-    strcpy(buf + i, tail);
-}
-
-/* "/proc/self/fd/N" */
-static void fd_path(char *buf, int fd)
-{
-    char digits[16];
-    size_t k = 0, i = 14;
-    unsigned v = (unsigned)fd;
-    strcpy(buf, "/proc/self/fd/");
     do
         digits[k++] = (char)('0' + v % 10);
     while ((v /= 10) != 0);
     while (k > 0)
         buf[i++] = digits[--k];
     buf[i] = '\0';
+    return i;
+}
+
+/* "/proc/" + n + tail into buf (size >= 64 + strlen(tail)). */
+static void proc_path(char *buf, long n, const char *tail)
+{
+    strcpy(buf, "/proc/");
+    strcpy(buf + 6 + put_dec(buf + 6, n < 0 ? 0 : (unsigned long)n), tail);
+}
+
+/* "/proc/self/fd/N" */
+static void fd_path(char *buf, int fd)
+{
+    strcpy(buf, "/proc/self/fd/");
+    put_dec(buf + 14, (unsigned)fd);
 }
 
 static void fwd_set(sigset_t *s)
@@ -508,17 +506,7 @@ static int open_base(pid_t tid, int dirfd, int *out)
         if (dirfd < 0)
             return EBADF;
         proc_path(p, tid, "/fd/");
-        {
-            char num[16];
-            size_t k = 0, i = strlen(p);
-            unsigned v = (unsigned)dirfd;
-            do
-                num[k++] = (char)('0' + v % 10);
-            while ((v /= 10) != 0);
-            while (k > 0)
-                p[i++] = num[--k];
-            p[i] = '\0';
-        }
+        put_dec(p + strlen(p), (unsigned)dirfd);
         fd = openat(AT_FDCWD, p, O_PATH | O_CLOEXEC);
         if (fd < 0)
             return errno == ENOENT ? EBADF : errno;
@@ -644,7 +632,7 @@ static int check_opened(int fd)
     struct stat st;
     char link[32], where[PATH_MAX], me[24];
     ssize_t n;
-    size_t ml = 0, i, start;
+    size_t ml, i, start;
     unsigned long pid = (unsigned long)getpid();
 
     if (fstat(fd, &st) != 0 || fstatfs(fd, &sf) != 0)
@@ -659,15 +647,7 @@ static int check_opened(int fd)
     if (n <= 0)
         return EACCES;
     where[n] = '\0';
-    {
-        char digits[24];
-        size_t k = 0;
-        do
-            digits[k++] = (char)('0' + pid % 10);
-        while ((pid /= 10) != 0);
-        while (k > 0)
-            me[ml++] = digits[--k];
-    }
+    ml = put_dec(me, pid);
     for (i = 0; i < (size_t)n;) {
         while (i < (size_t)n && where[i] == '/')
             i++;
