@@ -12,6 +12,7 @@
  * including contexts that do not contain the native arch. */
 #define _GNU_SOURCE
 #include "linux/seccomp_rules.h"
+#include "linux/bpf_sim.h"
 
 #include <errno.h>
 #include <seccomp.h>
@@ -27,8 +28,6 @@
 #define OP_JEQ_K 0x15
 #define OP_JGT_K 0x25
 #define OP_JGE_K 0x35
-#define OP_JSET_K 0x45
-#define OP_ALU_AND_K 0x54
 #define OP_RET_K 0x06
 #define RET_ERRNO(e) (0x00050000u | ((uint32_t)(e)&0xffffu))
 
@@ -336,52 +335,20 @@ static void build(struct prog *p, int fam, int variant, int tree)
     seccomp_release(ctx);
 }
 
-/* A classic-BPF interpreter for the instructions bpfgen and libseccomp emit,
- * over a seccomp_data made of (arch, nr, args). */
+/* The verdict of a program for (arch, nr, args), by the interpreter the unit
+ * tests use; a program the interpreter rejects stops the build. */
 static uint32_t run(const struct prog *p, uint32_t arch, uint32_t nr, const uint64_t args[6])
 {
-    uint32_t a = 0, k;
-    size_t pc;
-    int taken;
-
-    for (pc = 0; pc < p->len; pc++) {
-        const struct sbx_bpf_insn *i = &p->insn[pc];
-        switch (i->code) {
-        case OP_LD_W_ABS:
-            k = i->k;
-            if (k == 0)
-                a = nr;
-            else if (k == 4)
-                a = arch;
-            else if (k >= 16 && k < 64 && k % 4 == 0)
-                a = (uint32_t)(args[(k - 16) / 8] >> (k % 8 ? 32 : 0));
-            else
-                die("verdict check: unexpected load", EINVAL);
-            break;
-        case OP_RET_K:
-            return i->k;
-        case OP_JMP_JA:
-            pc += i->k;
-            break;
-        case OP_JEQ_K:
-        case OP_JGE_K:
-        case OP_JGT_K:
-        case OP_JSET_K:
-            taken = i->code == OP_JEQ_K   ? a == i->k
-                    : i->code == OP_JGE_K ? a >= i->k
-                    : i->code == OP_JGT_K ? a > i->k
-                                          : (a & i->k) != 0;
-            pc += taken ? i->jt : i->jf;
-            break;
-        case OP_ALU_AND_K:
-            a &= i->k;
-            break;
-        default:
-            die("verdict check: unexpected instruction", EINVAL);
-        }
-    }
-    die("verdict check: the program ran off its end", EINVAL);
-    return 0;
+    struct sim_data d;
+    uint32_t v;
+    memset(&d, 0, sizeof d);
+    d.nr = nr;
+    d.arch = arch;
+    memcpy(d.args, args, sizeof d.args);
+    v = sim_run(p->insn, p->len, &d, NULL);
+    if (v == SIM_BAD)
+        die("verdict check: the program is not valid classic BPF", EINVAL);
+    return v;
 }
 
 /* The argument sets the verdict check tries: fixed ones (zeros, ones, all

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bpf_sim.h"
+#include "linux/bpf_sim.h"
 #include "linux/seccomp_rules.h"
 
 #define AUDIT_X86_64 0xc000003eu

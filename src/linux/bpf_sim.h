@@ -1,4 +1,6 @@
-/* A tiny classic-BPF interpreter for seccomp programs, for tests only.
+/* A tiny classic-BPF interpreter for seccomp programs, for checking them:
+ * tools/bpfgen.c's build-time comparison of the tree and the linear program,
+ * and the unit tests. Never part of the library.
  * It runs a program against one struct seccomp_data (laid out as on a
  * little-endian machine) and returns the action word, or SIM_BAD when the
  * program does something a seccomp filter may not (bad opcode, jump out of
