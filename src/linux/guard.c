@@ -1273,8 +1273,15 @@ int sbx_guard_start(const struct sbx_linux_plan *plan, int raw_fork, int *sys_er
     sigprocmask(SIG_BLOCK, &fwd, &old);
     /* Not dumpable from before the command exists: it can never ptrace the
      * guard or read its memory, though it has the same uid. The child
-     * undoes this for itself. */
-    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+     * undoes this for itself. A guard that stayed dumpable could be
+     * ptraced by the command: that is a failure, not a warning. */
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+        *sys_errno = errno;
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        close(sv[0]);
+        close(sv[1]);
+        return SBX_STEP_GUARD;
+    }
     /* In a child of a multi-threaded host (sandbox_spawn) the raw call: no
      * atfork handler may run. */
     pid = raw_fork ? (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0) : fork();
