@@ -174,6 +174,9 @@ void sbx_buf_json_str(sbx_buf *b, const char *s);
 char *sbx_buf_take(sbx_buf *b);
 
 char *sbx_strdup(const char *s);
+/* The account's home from the user database (getpwuid_r of the effective uid),
+ * newly allocated; NULL when there is no absolute one, or on Windows. */
+char *sbx_account_home(void);
 /* strncmp that folds ASCII letters; locale-independent. */
 int sbx_strncasecmp_ascii(const char *a, const char *b, size_t n);
 /* "a" + sep + "b" (sep is '/' or '\\'), newly allocated; NULL when out of memory. */
