@@ -59,21 +59,42 @@ struct sbx_win_deny {
     int is_dir; /* 1: the ACE is inherited by everything below (OICI) */
 };
 
+/* Reparse tags (winnt.h IO_REPARSE_TAG_*), for the walk's decisions. Only a
+ * name surrogate (bit 29, IsReparseTagNameSurrogate) names another place in
+ * the namespace: junctions and symlinks. Every other reparse point (OneDrive
+ * and cloud placeholders, dedup, WCI, AppExecLink is one too) is the file or
+ * directory itself, reachable through the grant, so it is walked. */
+#define SBX_WIN_TAG_MOUNT_POINT 0xA0000003u /* junction */
+#define SBX_WIN_TAG_SYMLINK 0xA000000Cu
+#define SBX_WIN_TAG_CLOUD 0x9000001Au       /* IO_REPARSE_TAG_CLOUD_1: OneDrive */
+#define SBX_WIN_TAG_DEDUP 0x80000013u
+/* 1 when an entry with this tag is a link the walk must not follow. */
+int sbx_win_reparse_is_link(unsigned long tag);
+
 /* The file system as the plan sees it: real on Windows (FindFirstFileExW),
  * POSIX on other hosts (so --explain --target windows shows real matches),
  * and fakes in the unit tests. */
+#define SBX_WIN_LIST_DENIED 1  /* access denied: the container cannot list it either */
+#define SBX_WIN_LIST_VANISHED 2 /* removed since its parent was listed */
 struct sbx_win_fs {
     /* 0: a file, 1: a directory, -1: missing (or not reachable). */
     int (*kind)(void *ctx, const char *path);
-    /* Call each(arg, name, is_dir, is_link) for every entry but "." and "..".
-     * Returns 0, 1 when the directory cannot be listed because access is
-     * denied (the container, which also needs the user's own access, cannot
-     * list it either), or -1 on any other error. A nonzero return of `each`
-     * stops the listing and is returned. */
+    /* Call each(arg, name, is_dir, reparse_tag) for every entry but "." and
+     * "..", reparse_tag 0 for an entry that is no reparse point. Returns 0,
+     * SBX_WIN_LIST_DENIED, SBX_WIN_LIST_VANISHED, or -1 on any other error.
+     * A nonzero return of `each` stops the listing and is returned. */
     int (*list)(void *ctx, const char *dir,
-                int (*each)(void *arg, const char *name, int is_dir, int is_link), void *arg);
+                int (*each)(void *arg, const char *name, int is_dir, unsigned long reparse_tag),
+                void *arg);
     void *ctx;
 };
+
+/* `path` spelled for the wide Win32 file APIs without the MAX_PATH limit:
+ * "C:\a" -> "\\?\C:\a", "\\srv\share" -> "\\?\UNC\srv\share", '/' turned
+ * into '\'. A path that is already "\\?\" or "\\.\", is relative, or has "."
+ * or ".." components (which "\\?\" would not resolve) is returned as is.
+ * NULL when out of memory. */
+char *sbx_win_long_path(const char *path);
 
 typedef struct sbx_win_plan {
     int contained; /* 0: the policy asks for nothing; the command runs as is */
@@ -98,10 +119,12 @@ void sbx_win_plan_free(sbx_win_plan *plan);
 /* Plan the deny ACEs of r's protected paths: walk every granted root (what
  * the container can reach) for entries that match r->protect
  * (sbx_protect_match_tail, '\\' separating in Windows paths), without
- * descending into a match or following a reparse point, add the existing
- * r->protect_home paths, then DELETE on every parent of a match up to and
- * including its root (up to, not including, home for home paths). Only what
- * exists now is covered. Returns SANDBOX_OK (nothing to do when nothing is
+ * descending into a match or following a link (sbx_win_reparse_is_link), add
+ * the existing r->protect_home paths that a grant reaches (the container
+ * cannot open the profile otherwise), then DELETE on every parent of a match
+ * up to and including its root (up to, not including, home for home paths).
+ * Entries that vanish during the walk are skipped. Only what exists now is
+ * covered. Returns SANDBOX_OK (nothing to do when nothing is
  * protected), SANDBOX_E_NOMEM, or SANDBOX_E_SYSTEM when a directory cannot be
  * listed for another reason than access denied. */
 int sbx_win_plan_protect(const sbx_resolved *r, const struct sbx_win_fs *fs, sbx_win_plan *plan,

@@ -274,7 +274,8 @@ static void test_explain_json_for_windows(void **state)
 /* A fake file system: a fixed table, looked up by exact path. */
 struct fake_entry {
     const char *path;
-    int is_dir, is_link;
+    int is_dir;
+    unsigned long tag; /* reparse tag, 0 for none */
 };
 
 struct fake_fs {
@@ -283,6 +284,7 @@ struct fake_fs {
     const char *unlistable; /* list() fails with -1 */
     const char *denied;     /* list() says access denied (1) */
     int listed;             /* how many list() calls */
+    const char *vanished;   /* list() says it vanished (removed since its parent was read) */
 };
 
 static int fake_kind(void *ctx, const char *path)
@@ -296,7 +298,8 @@ static int fake_kind(void *ctx, const char *path)
 }
 
 static int fake_list(void *ctx, const char *dir,
-                     int (*each)(void *arg, const char *name, int is_dir, int is_link), void *arg)
+                     int (*each)(void *arg, const char *name, int is_dir, unsigned long tag),
+                     void *arg)
 {
     struct fake_fs *f = ctx;
     size_t i, n = strlen(dir);
@@ -304,12 +307,14 @@ static int fake_list(void *ctx, const char *dir,
     f->listed++;
     if (f->unlistable && strcmp(dir, f->unlistable) == 0)
         return -1;
+    if (f->vanished && strcmp(dir, f->vanished) == 0)
+        return SBX_WIN_LIST_VANISHED;
     if (f->denied && strcmp(dir, f->denied) == 0)
         return 1;
     for (i = 0; i < f->n; i++) {
         const char *p = f->e[i].path;
         if (strncmp(p, dir, n) == 0 && p[n] == '\\' && !strchr(p + n + 1, '\\')) {
-            rc = each(arg, p + n + 1, f->e[i].is_dir, f->e[i].is_link);
+            rc = each(arg, p + n + 1, f->e[i].is_dir, f->e[i].tag);
             if (rc)
                 return rc;
         }
@@ -318,7 +323,7 @@ static int fake_list(void *ctx, const char *dir,
 }
 
 static int posix_fake_list(void *ctx, const char *dir,
-                           int (*each)(void *arg, const char *name, int is_dir, int is_link),
+                           int (*each)(void *arg, const char *name, int is_dir, unsigned long tag),
                            void *arg)
 {
     struct fake_fs *f = ctx;
@@ -328,7 +333,7 @@ static int posix_fake_list(void *ctx, const char *dir,
     for (i = 0; i < f->n; i++) {
         const char *p = f->e[i].path;
         if (strncmp(p, dir, n) == 0 && p[n] == '/' && !strchr(p + n + 1, '/')) {
-            rc = each(arg, p + n + 1, f->e[i].is_dir, f->e[i].is_link);
+            rc = each(arg, p + n + 1, f->e[i].is_dir, f->e[i].tag);
             if (rc)
                 return rc;
         }
@@ -352,7 +357,11 @@ static const struct fake_entry tree[] = {
     {"C:\\proj\\.git\\config", 0, 0},
     {"C:\\proj\\.ssh", 1, 0},
     {"C:\\proj\\.ssh\\config", 0, 0},
-    {"C:\\proj\\link", 1, 1}, /* a junction: never followed */
+    {"C:\\proj\\link", 1, SBX_WIN_TAG_MOUNT_POINT}, /* a junction: never followed */
+    {"C:\\proj\\slink", 1, SBX_WIN_TAG_SYMLINK},    /* a directory symlink: neither */
+    {"C:\\proj\\slink\\.env", 0, 0},
+    {"C:\\proj\\OneDrive", 1, SBX_WIN_TAG_CLOUD}, /* a cloud placeholder: walked */
+    {"C:\\proj\\OneDrive\\.env", 0, 0},
     {"C:\\proj\\link\\.env", 0, 0},
     {"C:\\Temp", 1, 0},
     {"C:\\Temp\\server.pem", 0, 0},
@@ -420,7 +429,7 @@ static void expect_deny(const sbx_win_plan *plan, const char *path, const char *
 static void test_denies_for_existing_matches_and_their_parents(void **state)
 {
     sandbox_policy *p = protect_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
-    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0};
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, NULL};
     sbx_win_plan plan;
     sandbox_error err;
     (void)state;
@@ -444,21 +453,94 @@ static void test_denies_for_existing_matches_and_their_parents(void **state)
     expect_deny(&plan, "C:\\proj\\sub", "(D;;0x10000;;;S-1-15-2-1)");
     expect_deny(&plan, "C:\\proj\\keys", "(D;;0x10000;;;S-1-15-2-1)");
     expect_deny(&plan, "C:\\Temp", "(D;;0x10000;;;S-1-15-2-1)");
-    /* Home paths that exist, and their parents below home. */
-    expect_deny(&plan, "C:\\Users\\me\\.ssh", "(D;OICI;0x1f01ff;;;S-1-15-2-1)");
-    expect_deny(&plan, "C:\\Users\\me\\.config\\gh", "(D;OICI;0x1f01ff;;;S-1-15-2-1)");
-    expect_deny(&plan, "C:\\Users\\me\\.config", "(D;;0x10000;;;S-1-15-2-1)");
-    /* Not: unprotected names, a missing home path, home itself, anything
-     * beneath a match or behind a junction. */
+    /* A cloud placeholder (not a name surrogate) is the folder itself: the
+     * grant reaches it, so it is walked. */
+    expect_deny(&plan, "C:\\proj\\OneDrive\\.env", "(D;;0x1f01ff;;;S-1-15-2-1)");
+    expect_deny(&plan, "C:\\proj\\OneDrive", "(D;;0x10000;;;S-1-15-2-1)");
+    /* Home paths: no grant reaches the profile, so no ACE is written there. */
+    assert_null(find_deny(&plan, "C:\\Users\\me\\.ssh"));
+    assert_null(find_deny(&plan, "C:\\Users\\me\\.config\\gh"));
+    assert_null(find_deny(&plan, "C:\\Users\\me\\.config"));
+    /* Not: unprotected names, anything beneath a match or behind a junction
+     * or a symlink. */
     assert_null(find_deny(&plan, "C:\\proj\\env.md"));
     assert_null(find_deny(&plan, "C:\\proj\\main.c"));
     assert_null(find_deny(&plan, "C:\\proj\\keys\\id_rsa.pub"));
-    assert_null(find_deny(&plan, "C:\\Users\\me\\.kube"));
-    assert_null(find_deny(&plan, "C:\\Users\\me"));
     assert_null(find_deny(&plan, "C:\\proj\\.git\\config"));
     assert_null(find_deny(&plan, "C:\\proj\\.ssh\\config"));
     assert_null(find_deny(&plan, "C:\\proj\\link\\.env"));
-    assert_int_equal(plan.n_denies, 15); /* 6 secrets, .git, 5 parents, 2 home, 1 home parent */
+    assert_null(find_deny(&plan, "C:\\proj\\slink\\.env"));
+    assert_int_equal(plan.n_denies, 14); /* 7 secrets, .git, 6 parents */
+    sbx_win_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+static void test_home_secrets_are_denied_only_where_a_grant_reaches(void **state)
+{
+    sandbox_policy *p = protect_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, NULL};
+    sbx_win_plan plan;
+    sandbox_error err;
+    (void)state;
+    /* A granted ~/.config exposes ~/.config\gh, not ~/.ssh. */
+    sandbox_policy_add_writable_dir(p, "C:\\Users\\me\\.config");
+    assert_int_equal(protect_plan(p, &f, &plan, &err), SANDBOX_OK);
+    expect_deny(&plan, "C:\\Users\\me\\.config\\gh", "(D;OICI;0x1f01ff;;;S-1-15-2-1)");
+    expect_deny(&plan, "C:\\Users\\me\\.config", "(D;;0x10000;;;S-1-15-2-1)");
+    assert_null(find_deny(&plan, "C:\\Users\\me\\.ssh"));
+    assert_null(find_deny(&plan, "C:\\Users\\me"));
+    sbx_win_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+static void test_reparse_tags_only_name_surrogates_are_links(void **state)
+{
+    (void)state;
+    assert_true(sbx_win_reparse_is_link(SBX_WIN_TAG_MOUNT_POINT));
+    assert_true(sbx_win_reparse_is_link(SBX_WIN_TAG_SYMLINK));
+    assert_false(sbx_win_reparse_is_link(0x80000023ul)); /* AF_UNIX socket: not a surrogate */
+    assert_false(sbx_win_reparse_is_link(SBX_WIN_TAG_CLOUD));
+    assert_false(sbx_win_reparse_is_link(0x9000601Aul)); /* CLOUD_6 */
+    assert_false(sbx_win_reparse_is_link(SBX_WIN_TAG_DEDUP));
+    assert_false(sbx_win_reparse_is_link(0));
+}
+
+static void expect_long(const char *in, const char *want)
+{
+    char *got = sbx_win_long_path(in);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_long_paths_get_the_verbatim_prefix(void **state)
+{
+    (void)state;
+    expect_long("C:\\proj\\node_modules", "\\\\?\\C:\\proj\\node_modules");
+    expect_long("c:/proj/a", "\\\\?\\c:\\proj\\a");
+    expect_long("\\\\srv\\share\\p", "\\\\?\\UNC\\srv\\share\\p");
+    expect_long("\\\\?\\C:\\x", "\\\\?\\C:\\x");       /* already verbatim */
+    expect_long("\\\\.\\pipe\\x", "\\\\.\\pipe\\x");   /* a device path */
+    expect_long("C:\\proj\\..\\x", "C:\\proj\\..\\x"); /* ".." must stay resolvable */
+    expect_long("C:\\proj\\.\\x", "C:\\proj\\.\\x");
+    expect_long("C:\\proj\\.git", "\\\\?\\C:\\proj\\.git"); /* a dot name is no "." */
+    expect_long("rel\\x", "rel\\x");
+    expect_long("/w/p", "/w/p"); /* POSIX (explain on Linux) */
+}
+
+static void test_vanished_directory_is_skipped_not_fatal(void **state)
+{
+    sandbox_policy *p = protect_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, "C:\\proj\\keys"};
+    sbx_win_plan plan;
+    sandbox_error err;
+    (void)state;
+    /* A temp directory another program removes mid-walk must not refuse
+     * every protected run; the rest of the walk still happens. */
+    assert_int_equal(protect_plan(p, &f, &plan, &err), SANDBOX_OK);
+    assert_null(find_deny(&plan, "C:\\proj\\keys\\ID_RSA"));
+    assert_non_null(find_deny(&plan, "C:\\proj\\.env"));
+    assert_non_null(find_deny(&plan, "C:\\Temp\\server.pem"));
     sbx_win_plan_free(&plan);
     sandbox_policy_free(p);
 }
@@ -466,7 +548,7 @@ static void test_denies_for_existing_matches_and_their_parents(void **state)
 static void test_protection_alone_needs_a_container(void **state)
 {
     sandbox_policy *p = protect_policy(SANDBOX_NETWORK_ALLOW, SANDBOX_FS_UNRESTRICTED);
-    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0};
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, NULL};
     sbx_win_plan plan;
     sandbox_error err;
     (void)state;
@@ -482,7 +564,7 @@ static void test_protection_alone_needs_a_container(void **state)
 static void test_no_protection_walks_nothing(void **state)
 {
     sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
-    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0};
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, NULL};
     sbx_win_plan plan;
     sandbox_error err;
     (void)state;
@@ -496,7 +578,7 @@ static void test_no_protection_walks_nothing(void **state)
 static void test_unlistable_directory_fails_closed_access_denied_is_skipped(void **state)
 {
     sandbox_policy *p = protect_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
-    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], "C:\\proj\\keys", NULL, 0};
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], "C:\\proj\\keys", NULL, 0, NULL};
     sbx_win_plan plan;
     sandbox_error err;
     (void)state;
@@ -521,7 +603,7 @@ static void test_posix_paths_use_slash_only(void **state)
     static const struct fake_entry posix[] = {
         {"/w/p", 1, 0}, {"/w/p/a", 1, 0}, {"/w/p/a/.env", 0, 0}, {"/w/p/x\\.env", 0, 0},
     };
-    struct fake_fs f = {posix, sizeof posix / sizeof posix[0], NULL, NULL, 0};
+    struct fake_fs f = {posix, sizeof posix / sizeof posix[0], NULL, NULL, 0, NULL};
     const char *argv[] = {"true", NULL};
     sandbox_policy *p = sandbox_policy_new();
     struct sbx_win_fs fs;
@@ -583,6 +665,10 @@ int main(void)
         cmocka_unit_test(test_program_name_with_a_quote_is_rejected),
         cmocka_unit_test(test_explain_json_for_windows),
         cmocka_unit_test(test_denies_for_existing_matches_and_their_parents),
+        cmocka_unit_test(test_home_secrets_are_denied_only_where_a_grant_reaches),
+        cmocka_unit_test(test_reparse_tags_only_name_surrogates_are_links),
+        cmocka_unit_test(test_long_paths_get_the_verbatim_prefix),
+        cmocka_unit_test(test_vanished_directory_is_skipped_not_fatal),
         cmocka_unit_test(test_protection_alone_needs_a_container),
         cmocka_unit_test(test_no_protection_walks_nothing),
         cmocka_unit_test(test_unlistable_directory_fails_closed_access_denied_is_skipped),
