@@ -160,4 +160,30 @@ int sbx_win_quote_arg(sbx_buf *out, const char *arg, int first);
 /* argv joined into one command line; NULL with `err` filled on failure. */
 char *sbx_win_command_line(const char *const argv[], sandbox_error *err);
 
+/* ---- the program (src/windows/tools.c) ---- */
+
+/* Find the file CreateProcessW is to run for argv0, as cmd.exe would: a name
+ * with a separator or drive is taken as a path; a bare name is looked up in
+ * each directory of `path_env` (';'-separated, quotes stripped), never in the
+ * current directory (a confined command could have planted git.exe there).
+ * A name without an extension is tried with each of `pathext` (".COM;.EXE;
+ * .BAT;.CMD" when NULL or empty), so "npm" finds npm.cmd; one with an
+ * extension is tried as is first. is_file(ctx, path) says 1 for an existing
+ * file. Returns SANDBOX_OK with *found malloc'd, SANDBOX_E_EXEC with
+ * sys_errno 2 (ERROR_FILE_NOT_FOUND) when nothing matches, SANDBOX_E_NOMEM. */
+int sbx_win_find_program(const char *argv0, const char *path_env, const char *pathext,
+                         int (*is_file)(void *ctx, const char *path), void *ctx, char **found,
+                         sandbox_error *err);
+/* Why a container may be unable to start `program`, or NULL: an App Execution
+ * Alias (a reparse point under %LOCALAPPDATA%\Microsoft\WindowsApps, which
+ * an AppContainer cannot open), or a per-user install under `home` that no
+ * grant of `plan` reaches. Words for --explain and for the error. */
+const char *sbx_win_program_problem(const char *program, const char *home,
+                                    const sbx_win_plan *plan);
+#define SBX_WIN_TOOLS_NOTE                                                                        \
+    "the program is looked up in PATH with PATHEXT (npm runs npm.cmd), not in the working "     \
+    "directory; App Execution Aliases (%LOCALAPPDATA%\\Microsoft\\WindowsApps: winget, the "  \
+    "Store's python) and per-user installs under the profile cannot be started from the "     \
+    "container unless a grant reaches them"
+
 #endif
