@@ -184,9 +184,10 @@ int sbx_win_plan_build(const sbx_resolved *r, const char *const argv[], sbx_win_
         plan->caps[plan->n_caps++] = SBX_WIN_CAP_INTERNET_CLIENT_SERVER;
         plan->caps[plan->n_caps++] = SBX_WIN_CAP_PRIVATE_NETWORK;
     }
-    /* Loopback stays reachable in both cases: denying the network spares
-     * localhost by contract, and an allowed network includes it. */
-    plan->loopback_exempt = 1;
+    /* Loopback is wanted in both cases (denying the network spares localhost
+     * by contract, an allowed network includes it), but only asked for: the
+     * exemption needs an administrator, so the plan never claims it. */
+    plan->loopback_wanted = 1;
 
     if (r->filesystem == SANDBOX_FS_CONFINED) {
         /* The resolver lists project, added dirs, working dir and temp dir

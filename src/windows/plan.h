@@ -102,7 +102,10 @@ typedef struct sbx_win_plan {
     size_t n_caps;
     struct sbx_win_grant *grants;
     size_t n_grants;
-    int loopback_exempt; /* exempt the container from the loopback block */
+    /* Loopback is wanted (denying the network spares it by contract) but the
+     * exemption list is machine-wide and needs an administrator: the plan
+     * only asks; the run reports what happened (sandbox_process.warning). */
+    int loopback_wanted;
     int stricter;        /* Windows grants less than asked (see sbx_win_plan_build) */
     struct sbx_win_deny *denies; /* filled by sbx_win_plan_protect, applied after the grants */
     size_t n_denies;
@@ -180,6 +183,9 @@ int sbx_win_find_program(const char *argv0, const char *path_env, const char *pa
  * grant of `plan` reaches. Words for --explain and for the error. */
 const char *sbx_win_program_problem(const char *program, const char *home,
                                     const sbx_win_plan *plan);
+#define SBX_WIN_LOOPBACK_NOTE                                                                     \
+    "needs an exemption an administrator grants (the machine-wide loopback exemption list); "   \
+    "attempted at run time, and without it loopback is blocked too (stricter, never looser)"
 #define SBX_WIN_TOOLS_NOTE                                                                        \
     "the program is looked up in PATH with PATHEXT (npm runs npm.cmd), not in the working "     \
     "directory; App Execution Aliases (%LOCALAPPDATA%\\Microsoft\\WindowsApps: winget, the "  \

@@ -73,7 +73,7 @@ static void test_network_deny_has_no_network_capability(void **state)
     assert_int_equal(plan_for(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED, &plan, &err), SANDBOX_OK);
     assert_true(plan.contained);
     assert_int_equal(plan.n_caps, 0);
-    assert_true(plan.loopback_exempt); /* localhost is spared */
+    assert_true(plan.loopback_wanted); /* localhost is spared */
     sbx_win_plan_free(&plan);
 }
 
@@ -260,9 +260,16 @@ static void test_explain_json_for_windows(void **state)
     assert_non_null(strstr(out, "\"grants\":[{\"kind\":\"project\",\"path\":\"C:\\\\proj\",\"sddl\":\"(A;OICI;0x1301bf;;;"));
     assert_non_null(strstr(out, "\"command_line\":\"\\\"git.exe\\\" commit -m \\\"a \\\\\\\"msg\\\\\\\"\\\"\""));
     assert_non_null(strstr(out, "\"argv\":[\"git.exe\",\"commit\",\"-m\",\"a \\\"msg\\\"\"]"));
+    /* Loopback is never claimed: it needs an administrator. */
+    assert_non_null(strstr(out, "\"loopback_exempt\":false,\"loopback\":\"needs an exemption an "
+                                "administrator grants"));
+    assert_non_null(strstr(out, "App Execution Aliases (%LOCALAPPDATA%\\\\Microsoft\\\\WindowsApps"));
     sandbox_free(out);
     assert_int_equal(sandbox_explain(p, argv, SANDBOX_TARGET_WINDOWS, 0, &out, &err), SANDBOX_OK);
     assert_non_null(strstr(out, "internetClient (S-1-15-3-1)"));
+    assert_non_null(strstr(out, "loopback: needs an exemption an administrator grants"));
+    assert_null(strstr(out, "exempted for the container"));
+    assert_non_null(strstr(out, "PATHEXT (npm runs npm.cmd)"));
     sandbox_free(out);
     sandbox_policy_set_filesystem(p, SANDBOX_FS_READ_ONLY);
     assert_int_equal(sandbox_explain(p, argv, SANDBOX_TARGET_WINDOWS, 1, &out, &err),
