@@ -91,6 +91,9 @@ static int run_spawned(sandbox_policy *policy, char **cmd)
             return EXIT_NOT_FOUND;
         return EXIT_CANNOT_RUN;
     }
+    /* What really happened to the best-effort parts (the loopback exemption). */
+    if (proc.warning[0])
+        fprintf(stderr, PROG ": warning: %s\n", proc.warning);
     if (sandbox_wait(&proc, &status, &err) != SANDBOX_OK) {
         fprintf(stderr, PROG ": %s\n", err.message);
         return EXIT_CANNOT_RUN;
