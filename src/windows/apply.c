@@ -55,12 +55,37 @@ static unsigned locked_deny(const struct sbx_win_ops *ops, const struct sbx_win_
     return e;
 }
 
+/* 1 when `path` lies strictly beneath `root` (ASCII case folded, either
+ * separator). */
+static int beneath(const char *path, const char *root)
+{
+    size_t n = strlen(root);
+    while (n > 0 && (root[n - 1] == '\\' || root[n - 1] == '/'))
+        n--;
+    return n > 0 && strlen(path) > n + 1 && sbx_strncasecmp_ascii(path, root, n) == 0 &&
+           (path[n] == '\\' || path[n] == '/');
+}
+
+/* Skip a grant already inherited from an earlier root: granting it again
+ * would propagate over its whole tree a second time (and revoke it again). */
+static int covered_by_earlier(const sbx_win_plan *plan, const struct sbx_win_ops *ops, size_t i)
+{
+    size_t j;
+    for (j = 0; j < i; j++)
+        if (beneath(plan->grants[i].path, plan->grants[j].path))
+            return ops->covered(ops->ctx, plan->grants[i].path) == 1;
+    return 0;
+}
+
 int sbx_win_apply_acls(const sbx_win_plan *plan, const struct sbx_win_ops *ops,
                        struct sbx_win_applied *st, sandbox_error *err)
 {
     size_t i;
     unsigned e, lock_err = 0;
     memset(st, 0, sizeof st[0]);
+    st->granted = calloc(plan->n_grants ? plan->n_grants : 1, 1);
+    if (!st->granted)
+        return sbx_fail(err, SANDBOX_E_NOMEM, 0, "out of memory while granting the roots");
     if (plan->n_denies) {
         st->denied = calloc(plan->n_denies, 1);
         if (!st->denied)
@@ -68,6 +93,10 @@ int sbx_win_apply_acls(const sbx_win_plan *plan, const struct sbx_win_ops *ops,
     }
     for (i = 0; i < plan->n_grants; i++) {
         const char *path = plan->grants[i].path;
+        if (covered_by_earlier(plan, ops, i)) {
+            st->n_granted = i + 1; /* granted[i] stays 0: nothing to revoke */
+            continue;
+        }
         e = locked_grant(ops, path, 1, &lock_err);
         if (e) {
             /* SetNamedSecurityInfo propagates to the tree below the root and
@@ -86,6 +115,7 @@ int sbx_win_apply_acls(const sbx_win_plan *plan, const struct sbx_win_ops *ops,
                                 ? ": you may not change its permissions (WRITE_DAC)"
                                 : "");
         }
+        st->granted[i] = 1;
         st->n_granted = i + 1;
     }
     for (i = 0; i < plan->n_denies; i++) {
@@ -143,8 +173,11 @@ void sbx_win_undo_acls(const sbx_win_plan *plan, const struct sbx_win_ops *ops,
     }
     while (st->n_granted > 0) {
         st->n_granted--;
-        locked_grant(ops, plan->grants[st->n_granted].path, 0, &lock_err);
+        if (st->granted && st->granted[st->n_granted])
+            locked_grant(ops, plan->grants[st->n_granted].path, 0, &lock_err);
     }
     free(st->denied);
     st->denied = NULL;
+    free(st->granted);
+    st->granted = NULL;
 }

@@ -30,19 +30,25 @@ struct sbx_win_ops {
     /* 1 when the container could open `path` anyway (an allow ACE for its SID
      * or for ALL APPLICATION PACKAGES), 0 when not, -1 when unknown. */
     int (*exposed)(void *ctx, const char *path);
+    /* 1 when `path` already inherits the full grant for the run's SID (from
+     * a root granted before it), else 0. */
+    int (*covered)(void *ctx, const char *path);
 };
 
 /* What is in force, for the undo: grants[0..n_granted) and the denies marked
  * in denied[] (a vanished path is skipped, not denied). */
 struct sbx_win_applied {
     size_t n_granted;
+    unsigned char *granted; /* one per plan grant: 0 when skipped as covered */
     int grant_partial;      /* the grant at n_granted failed part-way: revoke it too */
     unsigned char *denied;  /* one per plan deny: 1 when its ACE is set */
     size_t n_tried;         /* denies attempted: a prefix of the plan's */
     size_t n_skipped;       /* denies skipped as vanished or unreachable */
 };
 
-/* Grant every root, then set every deny, each edit under the lock and
+/* Grant every root (a root beneath one granted before it that already
+ * inherits the grant is skipped: one propagation over that tree, not two),
+ * then set every deny, each edit under the lock and
  * journaled first. A failing grant may have propagated part-way, so it is
  * revoked with the others. A deny whose path vanished since the walk is
  * skipped (nothing is left there to protect), and so is one the user may not

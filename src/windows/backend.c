@@ -581,6 +581,39 @@ static int op_exposed(void *ctx, const char *path)
     return x;
 }
 
+/* 1 when an inherited allow ACE for the run's SID with the whole grant mask
+ * is on path: granting it again would only propagate a second time. */
+static int op_covered(void *ctx, const char *path)
+{
+    struct sbx_win_run *run = ctx;
+    wchar_t *w = path_to_wide(path);
+    PACL dacl = NULL;
+    PSECURITY_DESCRIPTOR sd = NULL;
+    ACL_SIZE_INFORMATION info;
+    DWORD i;
+    int covered = 0;
+    if (!w)
+        return 0;
+    if (GetNamedSecurityInfoW(w, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL, &dacl,
+                              NULL, &sd) == ERROR_SUCCESS) {
+        if (dacl && GetAclInformation(dacl, &info, sizeof info, AclSizeInformation)) {
+            for (i = 0; i < info.AceCount && !covered; i++) {
+                ACCESS_ALLOWED_ACE *a;
+                if (GetAce(dacl, i, (void **)&a) && a->Header.AceType == ACCESS_ALLOWED_ACE_TYPE &&
+                    (a->Header.AceFlags & INHERITED_ACE) &&
+                    (a->Header.AceFlags & (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE)) ==
+                        (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE) &&
+                    (a->Mask & SBX_WIN_GRANT_MASK) == SBX_WIN_GRANT_MASK &&
+                    EqualSid((PSID)&a->SidStart, run->container_sid))
+                    covered = 1;
+            }
+        }
+        LocalFree(sd);
+    }
+    free(w);
+    return covered;
+}
+
 static void run_ops(struct sbx_win_run *run, struct sbx_win_ops *o)
 {
     o->ctx = run;
@@ -592,6 +625,7 @@ static void run_ops(struct sbx_win_run *run, struct sbx_win_ops *o)
     o->deny = op_deny;
     o->undeny = op_undeny;
     o->exposed = op_exposed;
+    o->covered = op_covered;
 }
 
 /* ---- the loopback exemption ---- */
@@ -627,6 +661,14 @@ static DWORD loopback_update(const struct sbx_win_api *api, HANDLE *lock, PSID s
             for (i = 0; i < n; i++)
                 if (!EqualSid(list[i].Sid, sid))
                     next[m++] = list[i];
+            if (!add && m == n) {
+                /* Not on the list (the add was refused, or a crash came
+                 * first): nothing to remove, and no administrator needed. */
+                free(next);
+                free_ni_list(n, list);
+                ReleaseMutex(*lock);
+                return ERROR_SUCCESS;
+            }
             if (add) {
                 next[m].Sid = sid;
                 next[m++].Attributes = 0;
@@ -1070,7 +1112,10 @@ static int step_program(struct sbx_win_run *run, const char *const argv[],
     free(pathext);
     if (rc != SANDBOX_OK)
         return rc;
-    run->app_name = path_to_wide(run->program);
+    /* The verbatim form only when needed: cmd.exe, which runs a .cmd, does
+     * not understand "\\?\" paths. */
+    run->app_name = strlen(run->program) < MAX_PATH ? utf8_to_wide(run->program)
+                                                    : path_to_wide(run->program);
     while (argv[n])
         n++;
     copy = malloc((n + 1) * sizeof *copy);

@@ -680,6 +680,7 @@ struct fake_run {
     unsigned fail_err;
     unsigned lock_err;
     int exposed;                /* what exposed() answers */
+    const char *covered;        /* the path covered() says inherits the grant */
     struct fake_run *preempt;   /* runs (or queues) inside our first edit */
     const sbx_win_plan *plan;   /* what a preempting run applies */
     struct sbx_win_applied st;
@@ -810,6 +811,12 @@ static int f_exposed(void *ctx, const char *path)
     (void)path;
     return ((struct fake_run *)ctx)->exposed;
 }
+static int f_covered(void *ctx, const char *path)
+{
+    struct fake_run *r = ctx;
+    tr(r, "covered?", path);
+    return r->covered && strcmp(r->covered, path) == 0;
+}
 
 static void fake_ops(struct fake_run *r, struct sbx_win_ops *o)
 {
@@ -822,6 +829,7 @@ static void fake_ops(struct fake_run *r, struct sbx_win_ops *o)
     o->deny = f_deny;
     o->undeny = f_undeny;
     o->exposed = f_exposed;
+    o->covered = f_covered;
 }
 
 static void run_apply(struct fake_run *r)
@@ -888,6 +896,8 @@ static void concurrent_deny_and_grant(int use_lock, struct fake_store *s)
     assert_int_equal(b.rc, SANDBOX_OK);
     free(a.st.denied);
     free(b.st.denied);
+    free(a.st.granted);
+    free(b.st.granted);
 }
 
 static void test_acl_edits_hold_the_lock_so_a_concurrent_deny_survives(void **state)
@@ -934,6 +944,45 @@ static void test_every_change_is_journaled_before_it_is_made(void **state)
     assert_false(has_ace(&s, "C:\\p\\.env", "D:R"));
 }
 
+static void test_nested_root_that_inherits_the_grant_is_not_granted_twice(void **state)
+{
+    static struct sbx_win_grant nested[] = {{"C:\\p", SBX_ROOT_PROJECT},
+                                            {"C:\\p\\sub", SBX_ROOT_WORKDIR},
+                                            {"C:\\t", SBX_ROOT_TEMP}};
+    struct fake_store s;
+    struct fake_run r;
+    struct sbx_win_ops o;
+    sbx_win_plan p;
+    (void)state;
+    fake_store_init(&s);
+    strcpy(s.f[3].path, "C:\\p\\sub");
+    s.n = 4;
+    fake_plan(&p, 0, 0);
+    p.grants = nested;
+    p.n_grants = 3;
+    new_run(&r, &s, &p);
+    r.covered = "C:\\p\\sub";
+    run_apply(&r);
+    assert_int_equal(r.rc, SANDBOX_OK);
+    /* Only a nested root is asked about, and one that inherits is skipped. */
+    assert_string_equal(r.trace, "journal-grant C:\\p; grant C:\\p; covered? C:\\p\\sub; "
+                                 "journal-grant C:\\t; grant C:\\t");
+    r.trace[0] = '\0';
+    fake_ops(&r, &o);
+    sbx_win_undo_acls(&p, &o, &r.st);
+    assert_string_equal(r.trace, "revoke C:\\t; revoke C:\\p");
+    /* One that does not inherit it (a protected DACL) is granted itself. */
+    fake_store_init(&s);
+    strcpy(s.f[3].path, "C:\\p\\sub");
+    s.n = 4;
+    new_run(&r, &s, &p);
+    run_apply(&r);
+    assert_true(has_ace(&s, "C:\\p\\sub", "A:R"));
+    fake_ops(&r, &o);
+    sbx_win_undo_acls(&p, &o, &r.st);
+    assert_false(has_ace(&s, "C:\\p\\sub", "A:R"));
+}
+
 static void test_failed_grant_is_revoked_too_with_every_earlier_one(void **state)
 {
     struct fake_store s;
@@ -968,6 +1017,7 @@ static void test_vanished_deny_target_is_skipped_not_fatal(void **state)
     assert_true(has_ace(&s, "C:\\p\\.env", "D:R"));
     assert_true(has_ace(&s, "C:\\p", "D:R")); /* the deny after it is still set */
     free(r.st.denied);
+    free(r.st.granted);
 }
 
 static void test_unchangeable_dacl_is_skipped_only_when_the_container_cannot_open_it(void **state)
@@ -990,6 +1040,7 @@ static void test_unchangeable_dacl_is_skipped_only_when_the_container_cannot_ope
             assert_int_equal(r.rc, SANDBOX_OK);
             assert_int_equal(r.st.n_skipped, 1);
             free(r.st.denied);
+            free(r.st.granted);
         } else {
             /* Readable by the container, or unknown: fail closed, undo all. */
             assert_int_equal(r.rc, SANDBOX_E_SYSTEM);
@@ -1195,6 +1246,7 @@ int main(void)
         cmocka_unit_test(test_vanished_directory_is_skipped_not_fatal),
         cmocka_unit_test(test_acl_edits_hold_the_lock_so_a_concurrent_deny_survives),
         cmocka_unit_test(test_every_change_is_journaled_before_it_is_made),
+        cmocka_unit_test(test_nested_root_that_inherits_the_grant_is_not_granted_twice),
         cmocka_unit_test(test_failed_grant_is_revoked_too_with_every_earlier_one),
         cmocka_unit_test(test_vanished_deny_target_is_skipped_not_fatal),
         cmocka_unit_test(test_unchangeable_dacl_is_skipped_only_when_the_container_cannot_open_it),
