@@ -1321,7 +1321,8 @@ void sbx_backend_self_test(sandbox_report *report)
     if (ok) {
         snprintf(report->network.detail, sizeof report->network.detail,
                  "a per-run AppContainer without the internetClient, internetClientServer and "
-                 "privateNetworkClientServer capabilities; loopback exempted when permitted; "
+                 "privateNetworkClientServer capabilities; loopback blocked too unless an "
+                 "administrator's exemption can be set (tried per run, reported); "
                  "applied by sandbox_spawn only");
         snprintf(report->filesystem.detail, sizeof report->filesystem.detail,
                  "the container SID is granted write access on the writable roots only; "

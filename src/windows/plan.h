@@ -137,8 +137,8 @@ int sbx_win_plan_protect(const sbx_resolved *r, const struct sbx_win_fs *fs, sbx
 #define SBX_WIN_PROTECT_MECHANISM "appcontainer+deny-aces"
 #define SBX_WIN_PROTECT_GAPS                                                                       \
     "names created after launch (only files that exist at launch get a deny ACE); the ACEs "      \
-    "are on the real files until the command ends, and a killed launcher leaves them behind "    \
-    "(naming a deleted per-run SID)"
+    "are on the real files until the command ends, and a killed launcher leaves them (naming a " \
+    "dead per-run SID) until the next run sweeps its journal"
 /* The host's file system (src/windows/scan.c). */
 void sbx_win_fs_host(struct sbx_win_fs *fs);
 /* The rights one deny ACE takes away. */
