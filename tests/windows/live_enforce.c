@@ -476,6 +476,39 @@ static void test_junction_to_an_outside_folder_is_not_granted(struct sbx_harness
     sandbox_policy_free(p);
 }
 
+static void test_temp_entry_whose_dacl_cannot_be_changed_does_not_refuse_the_run(
+    struct sbx_harness *h)
+{
+    char locked[MAX_PATH], line[2 * MAX_PATH], inside[MAX_PATH], why[600];
+    const char *argv[] = {g_child, "--child", "read", locked, NULL};
+    sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
+    HANDLE f;
+    int st;
+    snprintf(locked, sizeof locked, "%s\\.env.locked", g_tmp);
+    snprintf(inside, sizeof inside, "%s\\inside.txt", g_proj);
+    f = CreateFileA(locked, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    if (f != INVALID_HANDLE_VALUE)
+        CloseHandle(f);
+    /* OWNER RIGHTS with read only: the owner loses its implicit WRITE_DAC,
+     * as for a file another account (an elevated installer) left in %TEMP%. */
+    snprintf(line, sizeof line, "icacls \"%s\" /grant *S-1-3-4:(R)", locked);
+    if (run_plain(line) != 0) {
+        printf("    skipped: icacls could not set OWNER RIGHTS\n");
+        sandbox_policy_free(p);
+        return;
+    }
+    sandbox_policy_protect_defaults(p);
+    /* Neither the grant's propagation nor the deny can change it: the run
+     * still starts, and the container cannot open the file either. */
+    st = run_argv(p, argv, why, sizeof why);
+    if (st == -1)
+        printf("    refused: %s\n", why);
+    CHECK_INT(h, st, ERROR_ACCESS_DENIED);
+    CHECK_INT(h, run_child(p, "write", inside, NULL), 0);
+    DeleteFileA(locked); /* FILE_DELETE_CHILD on the temp root */
+    sandbox_policy_free(p);
+}
+
 int main(int argc, char **argv)
 {
     struct sbx_harness h = {0, 0, 0};
@@ -516,6 +549,7 @@ int main(int argc, char **argv)
     RUN(&h, test_nothing_is_left_behind);
     RUN(&h, test_twenty_parallel_runs_keep_every_deny);
     RUN(&h, test_junction_to_an_outside_folder_is_not_granted);
+    RUN(&h, test_temp_entry_whose_dacl_cannot_be_changed_does_not_refuse_the_run);
 
     DeleteFileA(g_child);
     {
