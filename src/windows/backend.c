@@ -209,10 +209,47 @@ static int step_capabilities(struct sbx_win_run *run, sandbox_error *err)
     return SANDBOX_OK;
 }
 
+/* Children that kept their DACL during a propagation: counted, never fatal. */
+static VOID child_failed(LPWSTR name, DWORD status, PPROG_INVOKE_SETTING invoke, PVOID arg,
+                         WINBOOL set)
+{
+    (void)name;
+    (void)set;
+    if (status != ERROR_SUCCESS && arg)
+        (*(unsigned long *)arg)++;
+    *invoke = ProgressInvokeOnError; /* go on with the rest of the tree */
+}
+
+/* Write `dacl` on `path` and propagate its inheritable ACEs to the tree
+ * below. TreeSetNamedSecurityInfoW (TREE_SEC_INFO_SET keeps the children's
+ * explicit ACEs) rather than SetNamedSecurityInfoW: it reports a child whose
+ * DACL the user may not change and goes on, where the plain call's behaviour
+ * is not documented. Such a child gets no grant either, so the container
+ * cannot open it. An error is returned only for the root itself. */
+typedef DWORD(WINAPI *sbx_tree_set_fn)(LPWSTR, SE_OBJECT_TYPE, SECURITY_INFORMATION, PSID, PSID,
+                                       PACL, PACL, DWORD, FN_PROGRESS, PROG_INVOKE_SETTING, PVOID);
+
+static DWORD set_dacl(const wchar_t *path, PACL dacl, unsigned long *skipped)
+{
+    HMODULE advapi = GetModuleHandleW(L"advapi32.dll");
+    /* Looked up, not linked: wine exports it as a stub that aborts the
+     * process; there (and only there) the plain call is used. */
+    sbx_tree_set_fn tree =
+        advapi && !sbx_win_is_wine()
+            ? (sbx_tree_set_fn)(void (*)(void))GetProcAddress(advapi, "TreeSetNamedSecurityInfoW")
+            : NULL;
+    /* The casts: the APIs take a non-const path but do not write it. */
+    if (tree)
+        return tree((LPWSTR)path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL, dacl,
+                    NULL, TREE_SEC_INFO_SET, child_failed, ProgressInvokeOnError, skipped);
+    return SetNamedSecurityInfoW((LPWSTR)path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL,
+                                 dacl, NULL);
+}
+
 /* Merge one entry for `sid` into the DACL of `path`: read, SetEntriesInAclW,
  * write back. Grants, revocations and denies differ only in the entry. */
 static DWORD apply_ace(const wchar_t *path, PSID sid, DWORD mask, ACCESS_MODE mode,
-                       DWORD inheritance)
+                       DWORD inheritance, unsigned long *skipped)
 {
     PACL old_dacl = NULL, new_dacl = NULL;
     PSECURITY_DESCRIPTOR sd = NULL;
@@ -232,9 +269,7 @@ static DWORD apply_ace(const wchar_t *path, PSID sid, DWORD mask, ACCESS_MODE mo
     ea.Trustee.ptstrName = (LPWSTR)sid;
     rc = SetEntriesInAclW(1, &ea, old_dacl, &new_dacl);
     if (rc == ERROR_SUCCESS) {
-        /* The cast: the API takes a non-const path but does not write it. */
-        rc = SetNamedSecurityInfoW((LPWSTR)path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL,
-                                   NULL, new_dacl, NULL);
+        rc = set_dacl(path, new_dacl, skipped);
         LocalFree(new_dacl);
     }
     LocalFree(sd);
@@ -254,15 +289,16 @@ static wchar_t *path_to_wide(const char *path)
 /* Add (grant) or remove (revoke) the container's ACE on one root. Revoking
  * removes every explicit allow ACE for this SID rather than restoring a saved
  * DACL: a snapshot would also undo changes other runs or the user made. */
-static DWORD set_grant(PSID sid, const wchar_t *path, int grant)
+static DWORD set_grant(PSID sid, const wchar_t *path, int grant, unsigned long *skipped)
 {
     return apply_ace(path, sid, SBX_WIN_GRANT_MASK, grant ? GRANT_ACCESS : REVOKE_ACCESS,
-                     grant ? SUB_CONTAINERS_AND_OBJECTS_INHERIT : NO_INHERITANCE);
+                     grant ? SUB_CONTAINERS_AND_OBJECTS_INHERIT : NO_INHERITANCE, skipped);
 }
 
 /* ---- protected paths: deny ACEs ---- */
 
-static DWORD set_deny(PSID sid, const wchar_t *path, const struct sbx_win_deny *d)
+static DWORD set_deny(PSID sid, const wchar_t *path, const struct sbx_win_deny *d,
+                      unsigned long *skipped)
 {
     /* Inherited below a protected directory, so files created in it later
      * (a new hook under .git\hooks) are denied too; a parent's DELETE is for
@@ -270,14 +306,14 @@ static DWORD set_deny(PSID sid, const wchar_t *path, const struct sbx_win_deny *
     DWORD inheritance = d->is_dir && d->kind != SBX_WIN_DENY_PARENT
                             ? SUB_CONTAINERS_AND_OBJECTS_INHERIT
                             : NO_INHERITANCE;
-    return apply_ace(path, sid, sbx_win_deny_mask(d->kind), DENY_ACCESS, inheritance);
+    return apply_ace(path, sid, sbx_win_deny_mask(d->kind), DENY_ACCESS, inheritance, skipped);
 }
 
 /* Remove every explicit deny ACE for `sid`, and nothing else. Filtered by
  * hand rather than with REVOKE_ACCESS: that mode is documented for allow
  * ACEs, and a grant on the same directory (a root that is also a parent of a
  * match) must outlive its deny until the grants are revoked. */
-static DWORD remove_denies(PSID sid, const wchar_t *path)
+static DWORD remove_denies(PSID sid, const wchar_t *path, unsigned long *skipped)
 {
     PACL dacl = NULL, next = NULL;
     PSECURITY_DESCRIPTOR sd = NULL;
@@ -315,8 +351,7 @@ static DWORD remove_denies(PSID sid, const wchar_t *path)
         }
     }
     if (found)
-        rc = SetNamedSecurityInfoW((LPWSTR)path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL,
-                                   NULL, next, NULL);
+        rc = set_dacl(path, next, skipped);
 done:
     if (next)
         LocalFree(next);
@@ -528,7 +563,7 @@ static unsigned op_grant(void *ctx, const char *path)
     wchar_t *w;
     unsigned e = with_path(path, &w);
     if (!e)
-        e = injected(run, "grant") ? GetLastError() : set_grant(run->container_sid, w, 1);
+        e = injected(run, "grant") ? GetLastError() : set_grant(run->container_sid, w, 1, &run->skipped);
     free(w);
     if (!e)
         trace(run, "grant");
@@ -541,7 +576,7 @@ static unsigned op_revoke(void *ctx, const char *path)
     wchar_t *w;
     unsigned e = with_path(path, &w);
     if (!e)
-        e = set_grant(run->container_sid, w, 0);
+        e = set_grant(run->container_sid, w, 0, &run->skipped);
     free(w);
     trace(run, "revoke");
     return e;
@@ -553,7 +588,7 @@ static unsigned op_deny(void *ctx, const struct sbx_win_deny *d)
     wchar_t *w;
     unsigned e = with_path(d->path, &w);
     if (!e)
-        e = injected(run, "deny") ? GetLastError() : set_deny(run->container_sid, w, d);
+        e = injected(run, "deny") ? GetLastError() : set_deny(run->container_sid, w, d, &run->skipped);
     free(w);
     if (!e)
         trace(run, "deny");
@@ -566,7 +601,7 @@ static unsigned op_undeny(void *ctx, const char *path)
     wchar_t *w;
     unsigned e = with_path(path, &w);
     if (!e)
-        e = remove_denies(run->container_sid, w);
+        e = remove_denies(run->container_sid, w, &run->skipped);
     free(w);
     trace(run, "undeny");
     return e;
@@ -737,9 +772,9 @@ static unsigned sw_purge(void *ctx, const char *path, const char *sid_text)
     if (!w || !ws || !ConvertStringSidToSidW(ws, &sid))
         e = ERROR_INVALID_PARAMETER;
     if (!e)
-        e = remove_denies(sid, w);
+        e = remove_denies(sid, w, NULL);
     if (!e)
-        e = set_grant(sid, w, 0);
+        e = set_grant(sid, w, 0, NULL);
     if (sid)
         LocalFree(sid);
     free(w);
@@ -1251,6 +1286,11 @@ int sbx_backend_spawn(const sandbox_plan *plan, const char *const argv[],
         free(run);
         return rc;
     }
+    if (run->skipped)
+        sbx_warn(run->warning, sizeof run->warning,
+                 "%lu files or folders under the writable roots kept their permissions (you may "
+                 "not change them), so the sandbox cannot open them",
+                 run->skipped);
     if (run->warning[0])
         sbx_warn(process->warning, sizeof process->warning, "%s", run->warning);
     process->pid = (long)run->pid;

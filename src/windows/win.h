@@ -66,6 +66,7 @@ struct sbx_win_run {
     HANDLE job;            /* every process of the run: KILL_ON_JOB_CLOSE */
     HANDLE process;
     DWORD pid;
+    unsigned long skipped; /* children a propagation could not change */
     char warning[256];     /* best-effort parts that did not happen */
 #ifdef SBX_TEST_HOOKS
     struct sbx_win_hooks hooks;
