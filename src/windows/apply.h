@@ -11,6 +11,7 @@
 #define SBX_WIN_ERR_FILE_NOT_FOUND 2u
 #define SBX_WIN_ERR_PATH_NOT_FOUND 3u
 #define SBX_WIN_ERR_ACCESS_DENIED 5u
+#define SBX_WIN_ERR_INVALID_DATA 13u /* ERROR_INVALID_DATA */
 #define SBX_WIN_ERR_TIMEOUT 1460u /* ERROR_TIMEOUT */
 
 struct sbx_win_ops {
@@ -92,9 +93,14 @@ struct sbx_win_sweep_ops {
     unsigned (*unloopback)(void *ctx, const char *sid);
     unsigned (*unprofile)(void *ctx, const char *profile);
 };
+/* 1 for "S-1-15-2-" and seven decimal sub-authorities: the SID of a profile
+ * made from a name (never S-1-15-2-1, ALL APPLICATION PACKAGES). */
+int sbx_win_journal_sid_ok(const char *sid);
 /* 0 when everything in the journal is undone (a path that no longer exists
  * counts as undone), so the journal may be deleted; else the first error,
- * and the journal is kept for the next sweep. */
+ * and the journal is kept for the next sweep. SBX_WIN_ERR_INVALID_DATA, with
+ * nothing done, for a SID that is not a per-run container's or a profile
+ * not named libsandbox.*. */
 unsigned sbx_win_sweep(const struct sbx_win_journal *j, const struct sbx_win_sweep_ops *ops);
 
 #endif

@@ -845,7 +845,9 @@ static void sweep_stale(struct sbx_win_run *run, const wchar_t *dir)
             ReadFile(f, text, (DWORD)size.QuadPart, &got, NULL)) {
             text[got] = '\0';
             if (sbx_win_journal_parse(text, &j, &err) == SANDBOX_OK) {
-                drop = sbx_win_sweep(&j, &o) == 0;
+                unsigned e = sbx_win_sweep(&j, &o);
+                /* Invalid: not a run's record (planted?); acted on never. */
+                drop = e == 0 || e == SBX_WIN_ERR_INVALID_DATA;
                 sbx_win_journal_free(&j);
             } else
                 drop = err.code == SANDBOX_E_INVALID; /* torn before its first change */

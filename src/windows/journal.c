@@ -99,10 +99,37 @@ int sbx_win_journal_parse(const char *text, struct sbx_win_journal *j, sandbox_e
     return SANDBOX_OK;
 }
 
+int sbx_win_journal_sid_ok(const char *sid)
+{
+    const char *p;
+    int parts = 0;
+    if (!sid || strncmp(sid, "S-1-15-2-", 9) != 0)
+        return 0;
+    /* A container SID from a profile name: 7 sub-authorities after 2. */
+    for (p = sid + 9; *p; parts++) {
+        if (*p < '0' || *p > '9')
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (*p == '-')
+            p++;
+        else if (*p)
+            return 0;
+    }
+    return parts == 7 && sid[strlen(sid) - 1] != '-';
+}
+
 unsigned sbx_win_sweep(const struct sbx_win_journal *j, const struct sbx_win_sweep_ops *ops)
 {
     unsigned first = 0, e;
     size_t i;
+    /* A journal is data from a file: it may have been planted (a root that
+     * covers %LOCALAPPDATA%). Only a per-run container SID and a libsandbox
+     * profile are ever acted on, so it can never name the user's own SID,
+     * Everyone or ALL APPLICATION PACKAGES and strip their ACEs. */
+    if ((j->sid && !sbx_win_journal_sid_ok(j->sid)) ||
+        (j->profile && strncmp(j->profile, "libsandbox.", 11) != 0))
+        return SBX_WIN_ERR_INVALID_DATA;
     /* ACEs and the loopback entry name the SID; without one recorded, the run
      * crashed before it made any (the SID is recorded before the first). */
     if (j->sid && (j->n_paths || j->loopback)) {

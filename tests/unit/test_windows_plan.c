@@ -1117,7 +1117,7 @@ static void test_journal_round_trip_and_sweep_undoes_everything(void **state)
     sbx_buf_init(&b);
     sbx_win_journal_line(&b, "sbx-journal", "1");
     sbx_win_journal_line(&b, "profile", "libsandbox.1.2.3");
-    sbx_win_journal_line(&b, "sid", "S-1-15-2-9");
+    sbx_win_journal_line(&b, "sid", "S-1-15-2-9-8-7-6-5-4-3");
     sbx_win_journal_line(&b, "grant", "C:\\p q");
     sbx_win_journal_line(&b, "deny", "C:\\p q\\.env");
     sbx_win_journal_line(&b, "grant", "C:\\p q"); /* twice: one purge */
@@ -1127,16 +1127,17 @@ static void test_journal_round_trip_and_sweep_undoes_everything(void **state)
     text = sbx_buf_take(&b);
     assert_int_equal(sbx_win_journal_parse(text, &j, &err), SANDBOX_OK);
     assert_string_equal(j.profile, "libsandbox.1.2.3");
-    assert_string_equal(j.sid, "S-1-15-2-9");
+    assert_string_equal(j.sid, "S-1-15-2-9-8-7-6-5-4-3");
     assert_int_equal(j.n_paths, 3);
     assert_true(j.loopback);
     memset(&log, 0, sizeof log);
     o.ctx = &log;
     /* A path that no longer exists counts as undone. */
     assert_int_equal(sbx_win_sweep(&j, &o), 0);
-    assert_string_equal(log.trace, "purge C:\\p q S-1-15-2-9; purge C:\\p q\\.env S-1-15-2-9; "
-                                   "purge C:\\gone S-1-15-2-9; unloopback S-1-15-2-9; "
-                                   "unprofile libsandbox.1.2.3");
+    assert_string_equal(log.trace, "purge C:\\p q S-1-15-2-9-8-7-6-5-4-3; "
+                                   "purge C:\\p q\\.env S-1-15-2-9-8-7-6-5-4-3; "
+                                   "purge C:\\gone S-1-15-2-9-8-7-6-5-4-3; "
+                                   "unloopback S-1-15-2-9-8-7-6-5-4-3; unprofile libsandbox.1.2.3");
     /* A purge that fails keeps the journal (and the profile) for next time. */
     memset(&log, 0, sizeof log);
     log.purge_err = SBX_WIN_ERR_ACCESS_DENIED;
@@ -1148,10 +1149,48 @@ static void test_journal_round_trip_and_sweep_undoes_everything(void **state)
     assert_int_equal(sbx_win_journal_parse("garbage\n", &j, &err), SANDBOX_E_INVALID);
     assert_int_equal(sbx_win_journal_parse("", &j, &err), SANDBOX_E_INVALID);
     /* Crashed before the SID: only the profile is left to delete. */
-    assert_int_equal(sbx_win_journal_parse("sbx-journal 1\nprofile x\n", &j, &err), SANDBOX_OK);
+    assert_int_equal(sbx_win_journal_parse("sbx-journal 1\nprofile libsandbox.x\n", &j, &err),
+                     SANDBOX_OK);
     memset(&log, 0, sizeof log);
     assert_int_equal(sbx_win_sweep(&j, &o), 0);
-    assert_string_equal(log.trace, "unprofile x");
+    assert_string_equal(log.trace, "unprofile libsandbox.x");
+    sbx_win_journal_free(&j);
+}
+
+static void test_sweep_acts_only_on_per_run_container_sids(void **state)
+{
+    static const char *const bad[] = {
+        "S-1-5-21-1-2-3-1001", /* the user: its ACEs must never be stripped */
+        "S-1-1-0",             /* Everyone */
+        "S-1-15-2-1",          /* ALL APPLICATION PACKAGES */
+        "S-1-15-2-1-2-3-4-5-6", "S-1-15-2-1-2-3-4-5-6-7-8", "S-1-15-2-1-2-3-4-5-6-x",
+        "S-1-15-2-1-2-3-4-5-6-7-", NULL};
+    struct sbx_win_sweep_ops o = {NULL, s_lock, s_unlock, s_purge, s_unloopback, s_unprofile};
+    struct sbx_win_journal j;
+    struct sweep_log log;
+    sandbox_error err;
+    char text[200];
+    size_t i;
+    (void)state;
+    assert_true(sbx_win_journal_sid_ok("S-1-15-2-1-2-3-4-5-6-7"));
+    assert_true(sbx_win_journal_sid_ok("S-1-15-2-2434737943-167758768-3180539153-984336765-"
+                                       "1107280622-3591121930-2677285773"));
+    for (i = 0; bad[i]; i++) {
+        assert_false(sbx_win_journal_sid_ok(bad[i]));
+        snprintf(text, sizeof text, "sbx-journal 1\nsid %s\ndeny C:\\x\n", bad[i]);
+        assert_int_equal(sbx_win_journal_parse(text, &j, &err), SANDBOX_OK);
+        memset(&log, 0, sizeof log);
+        o.ctx = &log;
+        assert_int_equal(sbx_win_sweep(&j, &o), SBX_WIN_ERR_INVALID_DATA);
+        assert_string_equal(log.trace, ""); /* nothing was touched */
+        sbx_win_journal_free(&j);
+    }
+    /* A profile that is not ours is never deleted. */
+    assert_int_equal(sbx_win_journal_parse("sbx-journal 1\nprofile Microsoft.Edge\n", &j, &err),
+                     SANDBOX_OK);
+    memset(&log, 0, sizeof log);
+    assert_int_equal(sbx_win_sweep(&j, &o), SBX_WIN_ERR_INVALID_DATA);
+    assert_string_equal(log.trace, "");
     sbx_win_journal_free(&j);
 }
 
@@ -1252,6 +1291,7 @@ int main(void)
         cmocka_unit_test(test_unchangeable_dacl_is_skipped_only_when_the_container_cannot_open_it),
         cmocka_unit_test(test_lock_timeout_fails_closed_and_changes_nothing),
         cmocka_unit_test(test_journal_round_trip_and_sweep_undoes_everything),
+        cmocka_unit_test(test_sweep_acts_only_on_per_run_container_sids),
         cmocka_unit_test(test_program_lookup_uses_pathext_and_never_the_working_dir),
         cmocka_unit_test(test_program_problem_names_aliases_and_per_user_installs),
         cmocka_unit_test(test_protection_alone_needs_a_container),
