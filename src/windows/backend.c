@@ -1141,10 +1141,27 @@ static char *env_value(const char *const envp[], const char *name)
 static int step_program(struct sbx_win_run *run, const char *const argv[],
                         const char *const envp[], sandbox_error *err)
 {
-    char *path = env_value(envp, "PATH"), *pathext = env_value(envp, "PATHEXT");
+    char *path = env_value(envp, "PATH"), *pathext = env_value(envp, "PATHEXT"), *search;
+    char sys[MAX_PATH * 3] = "", win[MAX_PATH * 3] = "";
+    wchar_t w[MAX_PATH];
     const char **copy;
     size_t n = 0;
-    int rc = sbx_win_find_program(argv[0], path, pathext, host_is_file, NULL, &run->program, err);
+    int rc;
+    /* After PATH, System32 and the Windows directory, which CreateProcessW
+     * would also search; never the working directory. */
+    if (GetSystemDirectoryW(w, MAX_PATH))
+        WideCharToMultiByte(CP_UTF8, 0, w, -1, sys, sizeof sys, NULL, NULL);
+    if (GetWindowsDirectoryW(w, MAX_PATH))
+        WideCharToMultiByte(CP_UTF8, 0, w, -1, win, sizeof win, NULL, NULL);
+    search = malloc((path ? strlen(path) : 0) + strlen(sys) + strlen(win) + 3);
+    if (!search) {
+        free(path);
+        free(pathext);
+        return sbx_fail(err, SANDBOX_E_NOMEM, 0, "out of memory while looking up the program");
+    }
+    sprintf(search, "%s;%s;%s", path ? path : "", sys, win);
+    rc = sbx_win_find_program(argv[0], search, pathext, host_is_file, NULL, &run->program, err);
+    free(search);
     free(path);
     free(pathext);
     if (rc != SANDBOX_OK)
