@@ -18,6 +18,9 @@
 #  include <signal.h>
 #  include <sys/wait.h>
 #  include <unistd.h>
+#else
+#  define WIN32_LEAN_AND_MEAN
+#  include <windows.h>
 #endif
 
 
@@ -74,6 +77,16 @@ static int self_test(int json)
 }
 
 #ifdef _WIN32
+/* Ctrl-C and Ctrl-Break reach every process of the console, the command's
+ * included: the launcher outlives them so that sandbox_wait ends the rest of
+ * the job and undoes the grants. Closing the console is not ignored: the
+ * launcher dies, its job handle closes (KILL_ON_JOB_CLOSE ends the tree), and
+ * the next run sweeps the journal it left. */
+static BOOL WINAPI outlive_interrupt(DWORD event)
+{
+    return event == CTRL_C_EVENT || event == CTRL_BREAK_EVENT;
+}
+
 /* Windows cannot confine a running process, so the launcher creates the
  * confined child itself, waits, and passes its exit code on. Takes `policy`. */
 static int run_spawned(sandbox_policy *policy, char **cmd)
@@ -81,6 +94,7 @@ static int run_spawned(sandbox_policy *policy, char **cmd)
     sandbox_process proc;
     sandbox_error err;
     int status = 0, rc;
+    SetConsoleCtrlHandler(outlive_interrupt, TRUE);
     rc = sandbox_spawn(policy, (const char *const *)cmd, NULL, NULL, &proc, &err);
     sandbox_policy_free(policy);
     if (rc != SANDBOX_OK) {
@@ -91,6 +105,9 @@ static int run_spawned(sandbox_policy *policy, char **cmd)
             return EXIT_NOT_FOUND;
         return EXIT_CANNOT_RUN;
     }
+    /* What really happened to the best-effort parts (the loopback exemption). */
+    if (proc.warning[0])
+        fprintf(stderr, PROG ": warning: %s\n", proc.warning);
     if (sandbox_wait(&proc, &status, &err) != SANDBOX_OK) {
         fprintf(stderr, PROG ": %s\n", err.message);
         return EXIT_CANNOT_RUN;

@@ -66,7 +66,7 @@ static int injected(struct sbx_win_run *run, const char *step)
             run->hooks.fail_skip--;
             return 0;
         }
-        SetLastError(ERROR_ACCESS_DENIED);
+        SetLastError(run->hooks.fail_error ? run->hooks.fail_error : ERROR_ACCESS_DENIED);
         return 1;
     }
     return 0;
@@ -115,28 +115,37 @@ static int api_has_appcontainer(const struct sbx_win_api *api)
 
 /* ---- the steps ---- */
 
+static wchar_t *journal_dir(void);
+static void journal_open(struct sbx_win_run *run, const wchar_t *dir);
+static DWORD journal_write(struct sbx_win_run *run, const char *what, const char *arg);
+static void sweep_stale(struct sbx_win_run *run, const wchar_t *dir);
+
+/* Record the SID in the journal: every later record names ACEs for it. */
+static void journal_sid(struct sbx_win_run *run)
+{
+    LPSTR text = NULL;
+    if (ConvertSidToStringSidA(run->container_sid, &text)) {
+        journal_write(run, "sid", text);
+        LocalFree(text);
+    }
+}
+
 static int step_profile(struct sbx_win_run *run, sandbox_error *err)
 {
     unsigned int rnd = 0;
     LARGE_INTEGER now;
     HRESULT hr;
+    wchar_t *dir;
+    char name[80];
 
 #ifdef SBX_TEST_HOOKS
-    if (run->hooks.fake_container) {
-        /* A well-formed AppContainer SID that no profile owns. */
-        if (injected(run, "profile") ||
-            !ConvertStringSidToSidW(L"S-1-15-2-1-2-3-4-5-6-7", &run->container_sid))
-            return win_fail(err, SANDBOX_E_SYSTEM, GetLastError(), "creating the AppContainer profile");
-        run->container_sid_local = 1;
-        trace(run, "profile");
-        return SANDBOX_OK;
-    }
+    if (!run->hooks.fake_container)
 #endif
-    if (!api_has_appcontainer(&run->api))
-        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0,
-                        "this Windows has no AppContainer support (CreateAppContainerProfile is "
-                        "missing from userenv.dll; Windows 8 or later is needed); refusing to run "
-                        "the command unconfined");
+        if (!api_has_appcontainer(&run->api))
+            return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0,
+                            "this Windows has no AppContainer support (CreateAppContainerProfile "
+                            "is missing from userenv.dll; Windows 8 or later is needed); refusing "
+                            "to run the command unconfined");
     /* A fresh name per run: the SID is then ours alone, so revoking "every ACE
      * for this SID" can never touch another run's grants, and a profile left
      * by a crash grants nothing to later runs. */
@@ -145,6 +154,32 @@ static int step_profile(struct sbx_win_run *run, sandbox_error *err)
         return sbx_fail(err, SANDBOX_E_SYSTEM, 0, "no random number for the AppContainer name");
     swprintf(run->profile, sizeof run->profile / sizeof run->profile[0], L"libsandbox.%lx.%llx.%x",
              (unsigned long)GetCurrentProcessId(), (unsigned long long)now.QuadPart, rnd);
+    /* Sweep what crashed runs left, then open our own journal before the
+     * first change, so a crash from here on leaves a record. */
+    dir = journal_dir();
+    if (dir) {
+        sweep_stale(run, dir);
+        journal_open(run, dir);
+        free(dir);
+    }
+    if (!run->journal)
+        sbx_warn(run->warning, sizeof run->warning,
+                 "no run journal could be written under %%LOCALAPPDATA%%\\libsandbox: a crash of "
+                 "this run would leave its ACEs and profile behind");
+#ifdef SBX_TEST_HOOKS
+    if (run->hooks.fake_container) {
+        /* A well-formed AppContainer SID that no profile owns. */
+        if (injected(run, "profile") ||
+            !ConvertStringSidToSidW(L"S-1-15-2-1-2-3-4-5-6-7", &run->container_sid))
+            return win_fail(err, SANDBOX_E_SYSTEM, GetLastError(), "creating the AppContainer profile");
+        run->container_sid_local = 1;
+        journal_sid(run);
+        trace(run, "profile");
+        return SANDBOX_OK;
+    }
+#endif
+    WideCharToMultiByte(CP_UTF8, 0, run->profile, -1, name, sizeof name, NULL, NULL);
+    journal_write(run, "profile", name);
     if (injected(run, "profile"))
         return win_fail(err, SANDBOX_E_SYSTEM, GetLastError(), "creating the AppContainer profile");
     hr = run->api.create_profile(run->profile, L"libsandbox run", L"libsandbox per-run sandbox",
@@ -152,6 +187,7 @@ static int step_profile(struct sbx_win_run *run, sandbox_error *err)
     if (FAILED(hr))
         return win_fail(err, SANDBOX_E_SYSTEM, (DWORD)hr, "CreateAppContainerProfile");
     run->profile_created = 1;
+    journal_sid(run);
     trace(run, "profile");
     return SANDBOX_OK;
 }
@@ -173,10 +209,47 @@ static int step_capabilities(struct sbx_win_run *run, sandbox_error *err)
     return SANDBOX_OK;
 }
 
+/* Children that kept their DACL during a propagation: counted, never fatal. */
+static VOID child_failed(LPWSTR name, DWORD status, PPROG_INVOKE_SETTING invoke, PVOID arg,
+                         WINBOOL set)
+{
+    (void)name;
+    (void)set;
+    if (status != ERROR_SUCCESS && arg)
+        (*(unsigned long *)arg)++;
+    *invoke = ProgressInvokeOnError; /* go on with the rest of the tree */
+}
+
+/* Write `dacl` on `path` and propagate its inheritable ACEs to the tree
+ * below. TreeSetNamedSecurityInfoW (TREE_SEC_INFO_SET keeps the children's
+ * explicit ACEs) rather than SetNamedSecurityInfoW: it reports a child whose
+ * DACL the user may not change and goes on, where the plain call's behaviour
+ * is not documented. Such a child gets no grant either, so the container
+ * cannot open it. An error is returned only for the root itself. */
+typedef DWORD(WINAPI *sbx_tree_set_fn)(LPWSTR, SE_OBJECT_TYPE, SECURITY_INFORMATION, PSID, PSID,
+                                       PACL, PACL, DWORD, FN_PROGRESS, PROG_INVOKE_SETTING, PVOID);
+
+static DWORD set_dacl(const wchar_t *path, PACL dacl, unsigned long *skipped)
+{
+    HMODULE advapi = GetModuleHandleW(L"advapi32.dll");
+    /* Looked up, not linked: wine exports it as a stub that aborts the
+     * process; there (and only there) the plain call is used. */
+    sbx_tree_set_fn tree =
+        advapi && !sbx_win_is_wine()
+            ? (sbx_tree_set_fn)(void (*)(void))GetProcAddress(advapi, "TreeSetNamedSecurityInfoW")
+            : NULL;
+    /* The casts: the APIs take a non-const path but do not write it. */
+    if (tree)
+        return tree((LPWSTR)path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL, dacl,
+                    NULL, TREE_SEC_INFO_SET, child_failed, ProgressInvokeOnError, skipped);
+    return SetNamedSecurityInfoW((LPWSTR)path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL,
+                                 dacl, NULL);
+}
+
 /* Merge one entry for `sid` into the DACL of `path`: read, SetEntriesInAclW,
  * write back. Grants, revocations and denies differ only in the entry. */
 static DWORD apply_ace(const wchar_t *path, PSID sid, DWORD mask, ACCESS_MODE mode,
-                       DWORD inheritance)
+                       DWORD inheritance, unsigned long *skipped)
 {
     PACL old_dacl = NULL, new_dacl = NULL;
     PSECURITY_DESCRIPTOR sd = NULL;
@@ -196,54 +269,36 @@ static DWORD apply_ace(const wchar_t *path, PSID sid, DWORD mask, ACCESS_MODE mo
     ea.Trustee.ptstrName = (LPWSTR)sid;
     rc = SetEntriesInAclW(1, &ea, old_dacl, &new_dacl);
     if (rc == ERROR_SUCCESS) {
-        /* The cast: the API takes a non-const path but does not write it. */
-        rc = SetNamedSecurityInfoW((LPWSTR)path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL,
-                                   NULL, new_dacl, NULL);
+        rc = set_dacl(path, new_dacl, skipped);
         LocalFree(new_dacl);
     }
     LocalFree(sd);
     return rc;
 }
 
-/* Add (grant) or remove (revoke) the container's ACE on one root. Revoking
- * removes every explicit ACE for this SID rather than restoring a saved DACL:
- * a snapshot would also undo changes other runs or the user made meanwhile. */
-static DWORD set_grant(struct sbx_win_run *run, const wchar_t *path, int grant)
+/* A UTF-8 path as the wide, "\\?\"-prefixed form the ACL calls take, so a
+ * root or a protected file deeper than MAX_PATH is not refused. */
+static wchar_t *path_to_wide(const char *path)
 {
-    return apply_ace(path, run->container_sid, SBX_WIN_GRANT_MASK,
-                     grant ? GRANT_ACCESS : REVOKE_ACCESS,
-                     grant ? SUB_CONTAINERS_AND_OBJECTS_INHERIT : NO_INHERITANCE);
+    char *lp = sbx_win_long_path(path);
+    wchar_t *w = lp ? utf8_to_wide(lp) : NULL;
+    free(lp);
+    return w;
 }
 
-static int step_grants(struct sbx_win_run *run, sandbox_error *err)
+/* Add (grant) or remove (revoke) the container's ACE on one root. Revoking
+ * removes every explicit allow ACE for this SID rather than restoring a saved
+ * DACL: a snapshot would also undo changes other runs or the user made. */
+static DWORD set_grant(PSID sid, const wchar_t *path, int grant, unsigned long *skipped)
 {
-    size_t i, n = run->plan.n_grants;
-    run->grant_paths = calloc(n ? n : 1, sizeof *run->grant_paths);
-    if (!run->grant_paths)
-        return sbx_fail(err, SANDBOX_E_NOMEM, 0, "out of memory while granting the roots");
-    for (i = 0; i < n; i++) {
-        const char *path = run->plan.grants[i].path;
-        DWORD rc;
-        run->grant_paths[i] = utf8_to_wide(path);
-        if (!run->grant_paths[i])
-            return sbx_fail(err, SANDBOX_E_PATH, 0, "the path '%s' is not valid UTF-8", path);
-        rc = injected(run, "grant") ? ERROR_ACCESS_DENIED : set_grant(run, run->grant_paths[i], 1);
-        if (rc != ERROR_SUCCESS) {
-            win_fail(err, rc == ERROR_FILE_NOT_FOUND || rc == ERROR_PATH_NOT_FOUND ? SANDBOX_E_PATH
-                                                                                 : SANDBOX_E_SYSTEM,
-                     rc, "granting the sandbox write access to a writable root");
-            sbx_warn(err->message, sizeof err->message, "root: %s", path);
-            return err->code;
-        }
-        run->n_granted = i + 1;
-        trace(run, "grant");
-    }
-    return SANDBOX_OK;
+    return apply_ace(path, sid, SBX_WIN_GRANT_MASK, grant ? GRANT_ACCESS : REVOKE_ACCESS,
+                     grant ? SUB_CONTAINERS_AND_OBJECTS_INHERIT : NO_INHERITANCE, skipped);
 }
 
 /* ---- protected paths: deny ACEs ---- */
 
-static DWORD set_deny(struct sbx_win_run *run, const wchar_t *path, const struct sbx_win_deny *d)
+static DWORD set_deny(PSID sid, const wchar_t *path, const struct sbx_win_deny *d,
+                      unsigned long *skipped)
 {
     /* Inherited below a protected directory, so files created in it later
      * (a new hook under .git\hooks) are denied too; a parent's DELETE is for
@@ -251,15 +306,14 @@ static DWORD set_deny(struct sbx_win_run *run, const wchar_t *path, const struct
     DWORD inheritance = d->is_dir && d->kind != SBX_WIN_DENY_PARENT
                             ? SUB_CONTAINERS_AND_OBJECTS_INHERIT
                             : NO_INHERITANCE;
-    return apply_ace(path, run->container_sid, sbx_win_deny_mask(d->kind), DENY_ACCESS,
-                     inheritance);
+    return apply_ace(path, sid, sbx_win_deny_mask(d->kind), DENY_ACCESS, inheritance, skipped);
 }
 
-/* Remove every explicit deny ACE for our SID, and nothing else. Filtered by
+/* Remove every explicit deny ACE for `sid`, and nothing else. Filtered by
  * hand rather than with REVOKE_ACCESS: that mode is documented for allow
  * ACEs, and a grant on the same directory (a root that is also a parent of a
  * match) must outlive its deny until the grants are revoked. */
-static DWORD remove_denies(struct sbx_win_run *run, const wchar_t *path)
+static DWORD remove_denies(PSID sid, const wchar_t *path, unsigned long *skipped)
 {
     PACL dacl = NULL, next = NULL;
     PSECURITY_DESCRIPTOR sd = NULL;
@@ -287,7 +341,7 @@ static DWORD remove_denies(struct sbx_win_run *run, const wchar_t *path)
             goto done;
         }
         if (h->AceType == ACCESS_DENIED_ACE_TYPE && !(h->AceFlags & INHERITED_ACE) &&
-            EqualSid((PSID)&((ACCESS_DENIED_ACE *)h)->SidStart, run->container_sid)) {
+            EqualSid((PSID)&((ACCESS_DENIED_ACE *)h)->SidStart, sid)) {
             found = 1;
             continue;
         }
@@ -297,8 +351,7 @@ static DWORD remove_denies(struct sbx_win_run *run, const wchar_t *path)
         }
     }
     if (found)
-        rc = SetNamedSecurityInfoW((LPWSTR)path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL,
-                                   NULL, next, NULL);
+        rc = set_dacl(path, next, skipped);
 done:
     if (next)
         LocalFree(next);
@@ -331,37 +384,286 @@ int sbx_win_count_aces(const wchar_t *path, PSID sid, int deny)
     return n;
 }
 
-static int step_denies(struct sbx_win_run *run, sandbox_error *err)
+/* 1 when an allow ACE (explicit or inherited) for `sid` or for ALL
+ * APPLICATION PACKAGES (S-1-15-2-1) is on path: the container could open it. */
+static int dacl_exposes(PSID sid, const wchar_t *path)
 {
-    size_t i, n = run->plan.n_denies;
-    if (n == 0)
-        return SANDBOX_OK;
-    run->deny_paths = calloc(n, sizeof *run->deny_paths);
-    if (!run->deny_paths)
-        return sbx_fail(err, SANDBOX_E_NOMEM, 0, "out of memory while protecting paths");
-    for (i = 0; i < n; i++) {
-        const char *path = run->plan.denies[i].path;
-        DWORD rc;
-        run->deny_paths[i] = utf8_to_wide(path);
-        if (!run->deny_paths[i])
-            return sbx_fail(err, SANDBOX_E_PATH, 0, "the path '%s' is not valid UTF-8", path);
-        rc = injected(run, "deny") ? ERROR_ACCESS_DENIED
-                                   : set_deny(run, run->deny_paths[i], &run->plan.denies[i]);
-        if (rc != ERROR_SUCCESS) {
-            /* Fail closed: a secret we could not deny must not be readable
-             * by a command that was told it is protected. A file that
-             * vanished since the plan is refused too (it may have moved). */
-            win_fail(err, rc == ERROR_FILE_NOT_FOUND || rc == ERROR_PATH_NOT_FOUND ? SANDBOX_E_PATH
-                                                                                 : SANDBOX_E_SYSTEM,
-                     rc, "denying the sandbox access to a protected path");
-            sbx_warn(err->message, sizeof err->message, "path: %s", path);
-            return err->code;
-        }
-        run->n_denied = i + 1;
-        trace(run, "deny");
+    PACL dacl = NULL;
+    PSECURITY_DESCRIPTOR sd = NULL;
+    ACL_SIZE_INFORMATION info;
+    PSID all = NULL;
+    DWORD i;
+    int exposed = 0;
+    if (!ConvertStringSidToSidW(L"S-1-15-2-1", &all))
+        return -1;
+    if (GetNamedSecurityInfoW(path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL, &dacl,
+                              NULL, &sd) != ERROR_SUCCESS) {
+        LocalFree(all);
+        return -1;
     }
-    return SANDBOX_OK;
+    /* A NULL DACL grants everyone everything. */
+    if (!dacl)
+        exposed = 1;
+    else if (GetAclInformation(dacl, &info, sizeof info, AclSizeInformation)) {
+        for (i = 0; i < info.AceCount && !exposed; i++) {
+            ACE_HEADER *h;
+            if (GetAce(dacl, i, (void **)&h) && h->AceType == ACCESS_ALLOWED_ACE_TYPE) {
+                PSID s = (PSID) & ((ACCESS_ALLOWED_ACE *)h)->SidStart;
+                exposed = EqualSid(s, sid) || EqualSid(s, all);
+            }
+        }
+    } else
+        exposed = -1;
+    LocalFree(sd);
+    LocalFree(all);
+    return exposed;
 }
+
+/* ---- the ACL lock: one named mutex around every read-modify-write ---- */
+
+/* Global, so runs in other sessions of the same user (ssh, a service) are
+ * serialized too. An AppContainer cannot reach the Global namespace, so the
+ * confined command cannot hold it. */
+#define ACL_LOCK_NAME L"Global\\libsandbox-acl"
+#define ACL_LOCK_WAIT_MS 60000
+
+static DWORD acl_lock_open(HANDLE *lock)
+{
+    if (*lock)
+        return ERROR_SUCCESS;
+    *lock = CreateMutexW(NULL, FALSE, ACL_LOCK_NAME);
+    return *lock ? ERROR_SUCCESS : GetLastError();
+}
+
+static DWORD acl_lock_take(HANDLE *lock)
+{
+    DWORD e = acl_lock_open(lock);
+    if (e)
+        return e;
+    switch (WaitForSingleObject(*lock, ACL_LOCK_WAIT_MS)) {
+    case WAIT_OBJECT_0:
+    case WAIT_ABANDONED:
+        /* Abandoned: a run died inside an edit. Its journal names that path,
+         * so the sweep repairs it; the DACL itself is written in one call. */
+        return ERROR_SUCCESS;
+    case WAIT_TIMEOUT: return ERROR_TIMEOUT;
+    default: return GetLastError();
+    }
+}
+
+/* ---- the journal file ---- */
+
+/* %LOCALAPPDATA%\libsandbox\runs, created as needed; NULL when there is no
+ * place for it (a run then has no crash record: said in the warning). */
+static wchar_t *journal_dir(void)
+{
+    wchar_t base[MAX_PATH], *dir;
+    DWORD n = GetEnvironmentVariableW(L"LOCALAPPDATA", base, MAX_PATH);
+    size_t len;
+    if (n == 0 || n >= MAX_PATH)
+        n = GetTempPathW(MAX_PATH, base);
+    if (n == 0 || n >= MAX_PATH)
+        return NULL;
+    len = wcslen(base) + 32;
+    dir = malloc(len * sizeof *dir);
+    if (!dir)
+        return NULL;
+    swprintf(dir, len, L"%ls%lslibsandbox", base, base[wcslen(base) - 1] == L'\\' ? L"" : L"\\");
+    CreateDirectoryW(dir, NULL);
+    wcscat(dir, L"\\runs");
+    CreateDirectoryW(dir, NULL);
+    return dir;
+}
+
+static DWORD journal_write(struct sbx_win_run *run, const char *what, const char *arg)
+{
+    sbx_buf b;
+    DWORD done = 0, e = ERROR_SUCCESS;
+    if (!run->journal)
+        return ERROR_SUCCESS;
+    sbx_buf_init(&b);
+    sbx_win_journal_line(&b, what, arg);
+    if (b.oom)
+        e = ERROR_NOT_ENOUGH_MEMORY;
+    /* Flushed before the change it records: a crash right after the change
+     * must leave the record on disk. */
+    else if (!WriteFile(run->journal, b.data, (DWORD)b.len, &done, NULL) || done != b.len ||
+             !FlushFileBuffers(run->journal))
+        e = GetLastError();
+    sbx_buf_free(&b);
+    return e;
+}
+
+static void journal_open(struct sbx_win_run *run, const wchar_t *dir)
+{
+    size_t len = wcslen(dir) + wcslen(run->profile) + 16;
+    run->journal_path = malloc(len * sizeof(wchar_t));
+    if (!run->journal_path)
+        return;
+    swprintf(run->journal_path, len, L"%ls\\%ls.journal", dir, run->profile);
+    /* Shared for reading only while this run lives: a sweeper opens it
+     * exclusively, which fails exactly while its owner is alive. Never
+     * delete-on-close: a crash must leave it for the sweep. */
+    run->journal = CreateFileW(run->journal_path, GENERIC_WRITE, FILE_SHARE_READ, NULL, CREATE_NEW,
+                               FILE_ATTRIBUTE_NORMAL, NULL);
+    if (run->journal == INVALID_HANDLE_VALUE) {
+        run->journal = NULL;
+        free(run->journal_path);
+        run->journal_path = NULL;
+        return;
+    }
+    if (journal_write(run, "sbx-journal", "1") != ERROR_SUCCESS) {
+        CloseHandle(run->journal);
+        run->journal = NULL;
+        DeleteFileW(run->journal_path);
+        free(run->journal_path);
+        run->journal_path = NULL;
+    }
+}
+
+static void journal_close(struct sbx_win_run *run)
+{
+    if (run->journal) {
+        CloseHandle(run->journal);
+        run->journal = NULL;
+        /* Everything it recorded is undone. */
+        DeleteFileW(run->journal_path);
+    }
+    free(run->journal_path);
+    run->journal_path = NULL;
+}
+
+/* ---- struct sbx_win_ops over the real DACLs ---- */
+
+static unsigned op_lock(void *ctx)
+{
+    struct sbx_win_run *run = ctx;
+    return (unsigned)acl_lock_take(&run->acl_lock);
+}
+
+static void op_unlock(void *ctx)
+{
+    ReleaseMutex(((struct sbx_win_run *)ctx)->acl_lock);
+}
+
+static unsigned op_journal(void *ctx, const char *what, const char *path)
+{
+    return (unsigned)journal_write(ctx, what, path);
+}
+
+static unsigned with_path(const char *path, wchar_t **w)
+{
+    *w = path_to_wide(path);
+    return *w ? 0u : (unsigned)ERROR_INVALID_NAME; /* not valid UTF-8 */
+}
+
+static unsigned op_grant(void *ctx, const char *path)
+{
+    struct sbx_win_run *run = ctx;
+    wchar_t *w;
+    unsigned e = with_path(path, &w);
+    if (!e)
+        e = injected(run, "grant") ? GetLastError() : set_grant(run->container_sid, w, 1, &run->skipped);
+    free(w);
+    if (!e)
+        trace(run, "grant");
+    return e;
+}
+
+static unsigned op_revoke(void *ctx, const char *path)
+{
+    struct sbx_win_run *run = ctx;
+    wchar_t *w;
+    unsigned e = with_path(path, &w);
+    if (!e)
+        e = set_grant(run->container_sid, w, 0, &run->skipped);
+    free(w);
+    trace(run, "revoke");
+    return e;
+}
+
+static unsigned op_deny(void *ctx, const struct sbx_win_deny *d)
+{
+    struct sbx_win_run *run = ctx;
+    wchar_t *w;
+    unsigned e = with_path(d->path, &w);
+    if (!e)
+        e = injected(run, "deny") ? GetLastError() : set_deny(run->container_sid, w, d, &run->skipped);
+    free(w);
+    if (!e)
+        trace(run, "deny");
+    return e;
+}
+
+static unsigned op_undeny(void *ctx, const char *path)
+{
+    struct sbx_win_run *run = ctx;
+    wchar_t *w;
+    unsigned e = with_path(path, &w);
+    if (!e)
+        e = remove_denies(run->container_sid, w, &run->skipped);
+    free(w);
+    trace(run, "undeny");
+    return e;
+}
+
+static int op_exposed(void *ctx, const char *path)
+{
+    struct sbx_win_run *run = ctx;
+    wchar_t *w = path_to_wide(path);
+    int x = w ? dacl_exposes(run->container_sid, w) : -1;
+    free(w);
+    return x;
+}
+
+/* 1 when an inherited allow ACE for the run's SID with the whole grant mask
+ * is on path: granting it again would only propagate a second time. */
+static int op_covered(void *ctx, const char *path)
+{
+    struct sbx_win_run *run = ctx;
+    wchar_t *w = path_to_wide(path);
+    PACL dacl = NULL;
+    PSECURITY_DESCRIPTOR sd = NULL;
+    ACL_SIZE_INFORMATION info;
+    DWORD i;
+    int covered = 0;
+    if (!w)
+        return 0;
+    if (GetNamedSecurityInfoW(w, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL, &dacl,
+                              NULL, &sd) == ERROR_SUCCESS) {
+        if (dacl && GetAclInformation(dacl, &info, sizeof info, AclSizeInformation)) {
+            for (i = 0; i < info.AceCount && !covered; i++) {
+                ACCESS_ALLOWED_ACE *a;
+                if (GetAce(dacl, i, (void **)&a) && a->Header.AceType == ACCESS_ALLOWED_ACE_TYPE &&
+                    (a->Header.AceFlags & INHERITED_ACE) &&
+                    (a->Header.AceFlags & (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE)) ==
+                        (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE) &&
+                    (a->Mask & SBX_WIN_GRANT_MASK) == SBX_WIN_GRANT_MASK &&
+                    EqualSid((PSID)&a->SidStart, run->container_sid))
+                    covered = 1;
+            }
+        }
+        LocalFree(sd);
+    }
+    free(w);
+    return covered;
+}
+
+static void run_ops(struct sbx_win_run *run, struct sbx_win_ops *o)
+{
+    o->ctx = run;
+    o->lock = op_lock;
+    o->unlock = op_unlock;
+    o->journal = op_journal;
+    o->grant = op_grant;
+    o->revoke = op_revoke;
+    o->deny = op_deny;
+    o->undeny = op_undeny;
+    o->exposed = op_exposed;
+    o->covered = op_covered;
+}
+
+/* ---- the loopback exemption ---- */
 
 static void free_ni_list(DWORD n, PSID_AND_ATTRIBUTES list)
 {
@@ -373,85 +675,224 @@ static void free_ni_list(DWORD n, PSID_AND_ATTRIBUTES list)
     HeapFree(GetProcessHeap(), 0, list);
 }
 
-/* Rewrite the loopback-exempt list with our SID added or removed. The list is
- * machine-wide and read-modify-write, so only our own SID is ever touched. */
-static int loopback_update(struct sbx_win_run *run, int add)
+/* Rewrite the loopback-exempt list with `sid` added or removed, under the
+ * ACL lock (the list is machine-wide and read-modify-written: two runs
+ * would otherwise drop each other's entries). Returns a Windows error. */
+static DWORD loopback_update(const struct sbx_win_api *api, HANDLE *lock, PSID sid, int add)
 {
-    DWORD n = 0, i, m = 0;
+    DWORD n = 0, i, m = 0, e;
     PSID_AND_ATTRIBUTES list = NULL, next;
-    int ok;
-    if (!run->api.ni_get || !run->api.ni_set || run->api.ni_get(&n, &list) != ERROR_SUCCESS)
-        return 0;
-    next = calloc((size_t)n + 1, sizeof *next);
-    if (!next) {
+    if (!api->ni_get || !api->ni_set)
+        return ERROR_PROC_NOT_FOUND;
+    e = acl_lock_take(lock);
+    if (e)
+        return e;
+    e = api->ni_get(&n, &list);
+    if (e == ERROR_SUCCESS) {
+        next = calloc((size_t)n + 1, sizeof *next);
+        if (!next)
+            e = ERROR_NOT_ENOUGH_MEMORY;
+        else {
+            for (i = 0; i < n; i++)
+                if (!EqualSid(list[i].Sid, sid))
+                    next[m++] = list[i];
+            if (!add && m == n) {
+                /* Not on the list (the add was refused, or a crash came
+                 * first): nothing to remove, and no administrator needed. */
+                free(next);
+                free_ni_list(n, list);
+                ReleaseMutex(*lock);
+                return ERROR_SUCCESS;
+            }
+            if (add) {
+                next[m].Sid = sid;
+                next[m++].Attributes = 0;
+            }
+            e = api->ni_set(m, next);
+            free(next);
+        }
         free_ni_list(n, list);
-        return 0;
     }
-    for (i = 0; i < n; i++)
-        if (!EqualSid(list[i].Sid, run->container_sid))
-            next[m++] = list[i];
-    if (add) {
-        next[m].Sid = run->container_sid;
-        next[m++].Attributes = 0;
-    }
-    ok = run->api.ni_set(m, next) == ERROR_SUCCESS;
-    free(next);
-    free_ni_list(n, list);
-    return ok;
+    ReleaseMutex(*lock);
+    return e;
 }
 
 static void step_loopback(struct sbx_win_run *run)
 {
+    DWORD e;
     /* Best effort, deliberately not fatal: without the exemption loopback is
-     * blocked too, which is stricter than asked, never looser. Changing the
-     * list usually needs an administrator. */
-    if (!run->plan.loopback_exempt || injected(run, "loopback"))
+     * blocked too, which is stricter than asked, never looser. The outcome is
+     * reported as it happened, never assumed. */
+    if (!run->plan.loopback_wanted)
         return;
-    if (loopback_update(run, 1)) {
-        run->loopback_added = 1;
-        trace(run, "loopback");
+    if (!run->api.ni_get || !run->api.ni_set) {
+        run->loopback = SBX_WIN_LOOPBACK_NO_API;
+        sbx_warn(run->warning, sizeof run->warning,
+                 "loopback is blocked: firewallapi.dll has no NetworkIsolation entry points");
+        return;
     }
+    journal_write(run, "loopback", NULL);
+    e = injected(run, "loopback") ? ERROR_ACCESS_DENIED
+                                  : loopback_update(&run->api, &run->acl_lock, run->container_sid, 1);
+    if (e == ERROR_SUCCESS) {
+        run->loopback = SBX_WIN_LOOPBACK_ADDED;
+        trace(run, "loopback");
+        return;
+    }
+    run->loopback = SBX_WIN_LOOPBACK_REFUSED;
+    sbx_warn(run->warning, sizeof run->warning,
+             "loopback is blocked for this run too: it needs an exemption an administrator grants "
+             "(NetworkIsolationSetAppContainerConfig: Windows error %lu)",
+             (unsigned long)e);
+}
+
+/* ---- the sweep of runs that crashed ---- */
+
+struct sweep_ctx {
+    struct sbx_win_api *api;
+    HANDLE *lock;
+};
+
+static unsigned sw_lock(void *ctx)
+{
+    return (unsigned)acl_lock_take(((struct sweep_ctx *)ctx)->lock);
+}
+
+static void sw_unlock(void *ctx)
+{
+    ReleaseMutex(*((struct sweep_ctx *)ctx)->lock);
+}
+
+static unsigned sw_purge(void *ctx, const char *path, const char *sid_text)
+{
+    wchar_t *w = path_to_wide(path), *ws = utf8_to_wide(sid_text);
+    PSID sid = NULL;
+    unsigned e = 0;
+    (void)ctx;
+    if (!w || !ws || !ConvertStringSidToSidW(ws, &sid))
+        e = ERROR_INVALID_PARAMETER;
+    if (!e)
+        e = remove_denies(sid, w, NULL);
+    if (!e)
+        e = set_grant(sid, w, 0, NULL);
+    if (sid)
+        LocalFree(sid);
+    free(w);
+    free(ws);
+    return e;
+}
+
+static unsigned sw_unloopback(void *ctx, const char *sid_text)
+{
+    struct sweep_ctx *c = ctx;
+    wchar_t *ws = utf8_to_wide(sid_text);
+    PSID sid = NULL;
+    DWORD e;
+    if (!ws || !ConvertStringSidToSidW(ws, &sid)) {
+        free(ws);
+        return ERROR_INVALID_PARAMETER;
+    }
+    free(ws);
+    /* sw_lock is held: the mutex is recursive for this thread. */
+    e = loopback_update(c->api, c->lock, sid, 0);
+    LocalFree(sid);
+    /* No API: no entry could have been made. */
+    return e == ERROR_PROC_NOT_FOUND ? 0u : (unsigned)e;
+}
+
+static unsigned sw_unprofile(void *ctx, const char *profile)
+{
+    struct sweep_ctx *c = ctx;
+    wchar_t *w = utf8_to_wide(profile);
+    HRESULT hr;
+    if (!w)
+        return ERROR_INVALID_PARAMETER;
+    hr = c->api->delete_profile ? c->api->delete_profile(w) : S_OK;
+    free(w);
+    if (hr == HRESULT_FROM_WIN32(ERROR_FILE_NOT_FOUND) || hr == HRESULT_FROM_WIN32(ERROR_NOT_FOUND))
+        hr = S_OK;
+    return FAILED(hr) ? (unsigned)hr : 0u;
+}
+
+/* Undo what crashed runs left (their journals, opened exclusively, which
+ * succeeds only once the owner is gone). Best effort: a journal that cannot
+ * be undone now is kept for the next run. */
+static void sweep_stale(struct sbx_win_run *run, const wchar_t *dir)
+{
+    struct sweep_ctx c = {&run->api, &run->acl_lock};
+    struct sbx_win_sweep_ops o = {&c, sw_lock, sw_unlock, sw_purge, sw_unloopback, sw_unprofile};
+    wchar_t pattern[MAX_PATH + 16], file[MAX_PATH + 300];
+    WIN32_FIND_DATAW fd;
+    HANDLE find;
+    swprintf(pattern, sizeof pattern / sizeof pattern[0], L"%ls\\*.journal", dir);
+    find = FindFirstFileW(pattern, &fd);
+    if (find == INVALID_HANDLE_VALUE)
+        return;
+    do {
+        HANDLE f;
+        LARGE_INTEGER size;
+        char *text = NULL;
+        DWORD got = 0;
+        struct sbx_win_journal j;
+        sandbox_error err;
+        int drop = 0;
+        swprintf(file, sizeof file / sizeof file[0], L"%ls\\%ls", dir, fd.cFileName);
+        f = CreateFileW(file, GENERIC_READ, 0, NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+        if (f == INVALID_HANDLE_VALUE)
+            continue; /* its run is alive (sharing violation), or not ours */
+        if (GetFileSizeEx(f, &size) && size.QuadPart < (1 << 24) &&
+            (text = malloc((size_t)size.QuadPart + 1)) != NULL &&
+            ReadFile(f, text, (DWORD)size.QuadPart, &got, NULL)) {
+            text[got] = '\0';
+            if (sbx_win_journal_parse(text, &j, &err) == SANDBOX_OK) {
+                unsigned e = sbx_win_sweep(&j, &o);
+                /* Invalid: not a run's record (planted?); acted on never. */
+                drop = e == 0 || e == SBX_WIN_ERR_INVALID_DATA;
+                sbx_win_journal_free(&j);
+            } else
+                drop = err.code == SANDBOX_E_INVALID; /* torn before its first change */
+        }
+        free(text);
+        CloseHandle(f);
+        if (drop) {
+            DeleteFileW(file);
+            trace(run, "sweep");
+        }
+    } while (FindNextFileW(find, &fd));
+    FindClose(find);
 }
 
 void sbx_win_run_undo(struct sbx_win_run *run)
 {
-    size_t i;
-    /* Reverse order of the steps. */
+    struct sbx_win_ops ops;
+    /* Reverse order of the steps. The job first: closing it kills every
+     * process of the run (KILL_ON_JOB_CLOSE), so nothing keeps running with
+     * the grants' access while they are being taken away. */
+    if (run->job) {
+        TerminateJobObject(run->job, 1);
+        CloseHandle(run->job);
+        run->job = NULL;
+    }
     if (run->process) {
         CloseHandle(run->process);
         run->process = NULL;
     }
-    if (run->loopback_added && loopback_update(run, 0)) {
-        run->loopback_added = 0;
+    if (run->loopback == SBX_WIN_LOOPBACK_ADDED &&
+        loopback_update(&run->api, &run->acl_lock, run->container_sid, 0) == ERROR_SUCCESS) {
+        run->loopback = SBX_WIN_LOOPBACK_NOT_WANTED;
         trace(run, "unloopback");
     }
-    /* Denies before grants: the reverse of the order they were made in. */
-    while (run->n_denied > 0) {
-        run->n_denied--;
-        remove_denies(run, run->deny_paths[run->n_denied]);
-        trace(run, "undeny");
+    if (run->container_sid) {
+        run_ops(run, &ops);
+        sbx_win_undo_acls(&run->plan, &ops, &run->applied);
     }
-    if (run->deny_paths) {
-        for (i = 0; i < run->plan.n_denies; i++)
-            free(run->deny_paths[i]);
-        free(run->deny_paths);
-        run->deny_paths = NULL;
-    }
-    while (run->n_granted > 0) {
-        run->n_granted--;
-        set_grant(run, run->grant_paths[run->n_granted], 0);
-        trace(run, "revoke");
-    }
-    if (run->grant_paths) {
-        for (i = 0; i < run->plan.n_grants; i++)
-            free(run->grant_paths[i]);
-        free(run->grant_paths);
-        run->grant_paths = NULL;
-    }
-    for (i = 0; i < SBX_WIN_MAX_CAPS; i++) {
-        if (run->cap_sids[i])
-            LocalFree(run->cap_sids[i]);
-        run->cap_sids[i] = NULL;
+    {
+        size_t i;
+        for (i = 0; i < SBX_WIN_MAX_CAPS; i++) {
+            if (run->cap_sids[i])
+                LocalFree(run->cap_sids[i]);
+            run->cap_sids[i] = NULL;
+        }
     }
     if (run->container_sid) {
         if (run->container_sid_local)
@@ -465,6 +906,15 @@ void sbx_win_run_undo(struct sbx_win_run *run)
         run->profile_created = 0;
         trace(run, "unprofile");
     }
+    journal_close(run);
+    if (run->acl_lock) {
+        CloseHandle(run->acl_lock);
+        run->acl_lock = NULL;
+    }
+    free(run->app_name);
+    run->app_name = NULL;
+    free(run->program);
+    run->program = NULL;
     api_unload(&run->api);
     sbx_win_plan_free(&run->plan);
 }
@@ -514,7 +964,8 @@ static int step_process(struct sbx_win_run *run, const char *const envp[],
     STARTUPINFOEXW si;
     PROCESS_INFORMATION pi;
     HANDLE std[3], list[3];
-    DWORD n_list = 0, n_attrs = 0, flags = EXTENDED_STARTUPINFO_PRESENT;
+    DWORD n_list = 0, n_attrs = 0, flags = EXTENDED_STARTUPINFO_PRESENT | CREATE_SUSPENDED;
+    JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits;
     SIZE_T attr_size = 0;
     wchar_t *cmd = NULL, *cwd = NULL, *env = NULL;
     int rc = SANDBOX_OK, i, attrs_ready = 0;
@@ -582,17 +1033,48 @@ static int step_process(struct sbx_win_run *run, const char *const envp[],
         !UpdateProcThreadAttribute(si.lpAttributeList, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, list,
                                    n_list * sizeof list[0], NULL, NULL))
         rc = win_fail(err, SANDBOX_E_SYSTEM, GetLastError(), "restricting the inherited handles");
+    /* The job holds every process of the run: killed when its last handle
+     * closes (ours: sandbox_wait, or the launcher dying), and no breakaway
+     * (neither BREAKAWAY_OK nor SILENT_BREAKAWAY_OK), so a grandchild cannot
+     * outlive the grants or keep running after the profile is gone. */
+    if (rc == SANDBOX_OK) {
+        memset(&limits, 0, sizeof limits);
+        limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+        run->job = injected(run, "job") ? NULL : CreateJobObjectW(NULL, NULL);
+        if (!run->job || !SetInformationJobObject(run->job, JobObjectExtendedLimitInformation,
+                                                  &limits, sizeof limits))
+            rc = win_fail(err, SANDBOX_E_SYSTEM, GetLastError(),
+                          "creating the job object that ends the command's process tree");
+        else
+            trace(run, "job");
+    }
     if (rc == SANDBOX_OK) {
         trace(run, "attributes");
         memset(&pi, 0, sizeof pi);
+        /* Suspended until it is in the job: it must not start a child first. */
         ok = !injected(run, "process") &&
-             CreateProcessW(NULL, cmd, NULL, NULL, n_list ? TRUE : FALSE, flags, env, cwd,
+             CreateProcessW(run->app_name, cmd, NULL, NULL, n_list ? TRUE : FALSE, flags, env, cwd,
                             &si.StartupInfo, &pi);
         if (!ok) {
             DWORD e = GetLastError();
+            const char *why = run->program ? sbx_win_program_problem(run->program, getenv("USERPROFILE"),
+                                                                     &run->plan)
+                                           : NULL;
             /* The command itself could not be started: an exec failure,
              * with the Windows error code kept in sys_errno. */
             rc = win_fail(err, SANDBOX_E_EXEC, e, "CreateProcessW");
+            if (run->program)
+                sbx_warn(err->message, sizeof err->message, "program: %s%s%s", run->program,
+                         why ? ": " : "", why ? why : "");
+        } else if (injected(run, "assign") || !AssignProcessToJobObject(run->job, pi.hProcess) ||
+                   ResumeThread(pi.hThread) == (DWORD)-1) {
+            /* Never let it run outside the job. */
+            rc = win_fail(err, SANDBOX_E_SYSTEM, GetLastError(),
+                          "putting the command into its job object");
+            TerminateProcess(pi.hProcess, 126);
+            WaitForSingleObject(pi.hProcess, 5000);
+            CloseHandle(pi.hThread);
+            CloseHandle(pi.hProcess);
         } else {
             CloseHandle(pi.hThread);
             run->process = pi.hProcess;
@@ -610,6 +1092,97 @@ static int step_process(struct sbx_win_run *run, const char *const envp[],
     free(cwd);
     free(env);
     return rc;
+}
+
+/* ---- the program: PATH and PATHEXT ---- */
+
+static int host_is_file(void *ctx, const char *path)
+{
+    wchar_t *w = path_to_wide(path);
+    DWORD a;
+    (void)ctx;
+    if (!w)
+        return 0;
+    a = GetFileAttributesW(w);
+    free(w);
+    return a != INVALID_FILE_ATTRIBUTES && !(a & FILE_ATTRIBUTE_DIRECTORY);
+}
+
+/* NAME's value in envp (the command's environment), else in ours; malloc'd
+ * UTF-8, or NULL. */
+static char *env_value(const char *const envp[], const char *name)
+{
+    size_t n = strlen(name), i;
+    wchar_t wname[32], *w;
+    DWORD len;
+    char *v;
+    /* CreateProcessW searches with the caller's PATH whatever the child's
+     * environment says; the child's wins here when it has one. */
+    for (i = 0; envp && envp[i]; i++)
+        if (sbx_strncasecmp_ascii(envp[i], name, n) == 0 && envp[i][n] == '=')
+            return sbx_strdup(envp[i] + n + 1);
+    MultiByteToWideChar(CP_UTF8, 0, name, -1, wname, 32);
+    len = GetEnvironmentVariableW(wname, NULL, 0);
+    if (len == 0 || !(w = malloc(len * sizeof *w)))
+        return NULL;
+    GetEnvironmentVariableW(wname, w, len);
+    n = (size_t)WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
+    v = n ? malloc(n) : NULL;
+    if (v)
+        WideCharToMultiByte(CP_UTF8, 0, w, -1, v, (int)n, NULL, NULL);
+    free(w);
+    return v;
+}
+
+/* Find the program as cmd.exe would (PATHEXT: npm is npm.cmd), before any
+ * change is made, and name it on the command line by its full path, so
+ * CreateProcessW searches nothing (not the working directory a confined
+ * command may have written to). */
+static int step_program(struct sbx_win_run *run, const char *const argv[],
+                        const char *const envp[], sandbox_error *err)
+{
+    char *path = env_value(envp, "PATH"), *pathext = env_value(envp, "PATHEXT"), *search;
+    char sys[MAX_PATH * 3] = "", win[MAX_PATH * 3] = "";
+    wchar_t w[MAX_PATH];
+    const char **copy;
+    size_t n = 0;
+    int rc;
+    /* After PATH, System32 and the Windows directory, which CreateProcessW
+     * would also search; never the working directory. */
+    if (GetSystemDirectoryW(w, MAX_PATH))
+        WideCharToMultiByte(CP_UTF8, 0, w, -1, sys, sizeof sys, NULL, NULL);
+    if (GetWindowsDirectoryW(w, MAX_PATH))
+        WideCharToMultiByte(CP_UTF8, 0, w, -1, win, sizeof win, NULL, NULL);
+    search = malloc((path ? strlen(path) : 0) + strlen(sys) + strlen(win) + 3);
+    if (!search) {
+        free(path);
+        free(pathext);
+        return sbx_fail(err, SANDBOX_E_NOMEM, 0, "out of memory while looking up the program");
+    }
+    sprintf(search, "%s;%s;%s", path ? path : "", sys, win);
+    rc = sbx_win_find_program(argv[0], search, pathext, host_is_file, NULL, &run->program, err);
+    free(search);
+    free(path);
+    free(pathext);
+    if (rc != SANDBOX_OK)
+        return rc;
+    /* The verbatim form only when needed: cmd.exe, which runs a .cmd, does
+     * not understand "\\?\" paths. */
+    run->app_name = strlen(run->program) < MAX_PATH ? utf8_to_wide(run->program)
+                                                    : path_to_wide(run->program);
+    while (argv[n])
+        n++;
+    copy = malloc((n + 1) * sizeof *copy);
+    if (!run->app_name || !copy) {
+        free(copy);
+        return sbx_fail(err, SANDBOX_E_NOMEM, 0, "out of memory while naming the program");
+    }
+    memcpy(copy, argv, (n + 1) * sizeof *copy);
+    copy[0] = run->program;
+    free(run->plan.command_line);
+    run->plan.command_line = sbx_win_command_line(copy, err);
+    free(copy);
+    return run->plan.command_line ? SANDBOX_OK : err->code;
 }
 
 int sbx_win_run_start(struct sbx_win_run *run, const sandbox_policy *policy,
@@ -653,17 +1226,22 @@ int sbx_win_run_start_resolved(struct sbx_win_run *run, const sbx_resolved *r,
     if (rc != SANDBOX_OK)
         return rc;
     api_load(&run->api);
+    /* Not found is an exec error (127) before anything is changed. */
+    rc = step_program(run, argv, envp, err);
     /* The order matters for fail-closed: the container exists and holds its
      * grants before the process does, and the process is created last, so an
      * error at any step leaves nothing running. */
-    if (run->plan.contained) {
+    if (rc == SANDBOX_OK && run->plan.contained) {
         rc = step_profile(run, err);
         if (rc == SANDBOX_OK)
             rc = step_capabilities(run, err);
-        if (rc == SANDBOX_OK)
-            rc = step_grants(run, err);
-        if (rc == SANDBOX_OK)
-            rc = step_denies(run, err);
+        if (rc == SANDBOX_OK) {
+            /* Grants, then denies, each edit under the ACL lock and journaled
+             * first; a failure undoes them all (apply.c). */
+            struct sbx_win_ops ops;
+            run_ops(run, &ops);
+            rc = sbx_win_apply_acls(&run->plan, &ops, &run->applied, err);
+        }
         if (rc == SANDBOX_OK)
             step_loopback(run);
     }
@@ -727,6 +1305,13 @@ int sbx_backend_spawn(const sandbox_plan *plan, const char *const argv[],
         free(run);
         return rc;
     }
+    if (run->skipped)
+        sbx_warn(run->warning, sizeof run->warning,
+                 "%lu files or folders under the writable roots kept their permissions (you may "
+                 "not change them), so the sandbox cannot open them",
+                 run->skipped);
+    if (run->warning[0])
+        sbx_warn(process->warning, sizeof process->warning, "%s", run->warning);
     process->pid = (long)run->pid;
     process->handle = run->process;
     process->enforcement = run->plan.contained ? SANDBOX_SELF_APPLIED : SANDBOX_ENFORCED_NOTHING;
@@ -744,6 +1329,21 @@ int sbx_backend_wait(sandbox_process *process, int *status, sandbox_error *error
         !GetExitCodeProcess(run->process, &code))
         return win_fail(error, SANDBOX_E_SYSTEM, GetLastError(), "waiting for the sandboxed process");
     *status = (int)code;
+    /* The command is done: end what it left running (a background server,
+     * a detached grandchild) and wait until the job is empty, so nothing of
+     * the run still executes when its grants are revoked. */
+    if (run->job) {
+        JOBOBJECT_BASIC_ACCOUNTING_INFORMATION acct;
+        int tries;
+        TerminateJobObject(run->job, code);
+        for (tries = 0; tries < 1000; tries++) {
+            if (!QueryInformationJobObject(run->job, JobObjectBasicAccountingInformation, &acct,
+                                           sizeof acct, NULL) ||
+                acct.ActiveProcesses == 0)
+                break;
+            Sleep(10);
+        }
+    }
     sbx_win_run_undo(run);
     free(run);
     process->backend = NULL;
@@ -780,7 +1380,8 @@ void sbx_backend_self_test(sandbox_report *report)
     if (ok) {
         snprintf(report->network.detail, sizeof report->network.detail,
                  "a per-run AppContainer without the internetClient, internetClientServer and "
-                 "privateNetworkClientServer capabilities; loopback exempted when permitted; "
+                 "privateNetworkClientServer capabilities; loopback blocked too unless an "
+                 "administrator's exemption can be set (tried per run, reported); "
                  "applied by sandbox_spawn only");
         snprintf(report->filesystem.detail, sizeof report->filesystem.detail,
                  "the container SID is granted write access on the writable roots only; "

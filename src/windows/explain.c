@@ -64,8 +64,13 @@ static void explain_json(const sbx_resolved *r, const sbx_win_plan *p, const cha
     }
     sbx_buf_add(out, "],\"protected_paths\":");
     sbx_protect_explain(r, SBX_WIN_PROTECT_MECHANISM, SBX_WIN_PROTECT_GAPS, 1, out);
-    sbx_buf_printf(out, ",\"loopback_exempt\":%s,\"stricter_than_asked\":%s,",
-                   p->loopback_exempt ? "true" : "false", p->stricter ? "true" : "false");
+    /* Never claimed: whether the exemption can be set is known only when the
+     * run tries (an administrator's right). */
+    sbx_buf_add(out, ",\"loopback_exempt\":false,\"loopback\":");
+    sbx_buf_json_str(out, p->loopback_wanted ? SBX_WIN_LOOPBACK_NOTE : "not applicable");
+    sbx_buf_add(out, ",\"program_lookup\":");
+    sbx_buf_json_str(out, SBX_WIN_TOOLS_NOTE);
+    sbx_buf_printf(out, ",\"stricter_than_asked\":%s,", p->stricter ? "true" : "false");
     sbx_buf_add(out, "\"command_line\":");
     sbx_buf_json_str(out, p->command_line);
     sbx_buf_add(out, ",\"argv\":");
@@ -108,8 +113,9 @@ static void explain_text(const sbx_resolved *r, const sbx_win_plan *p, sbx_buf *
             sbx_buf_add(out, "\n");
         }
         sbx_protect_explain(r, SBX_WIN_PROTECT_MECHANISM, SBX_WIN_PROTECT_GAPS, 0, out);
-        if (p->loopback_exempt)
-            sbx_buf_add(out, "loopback: exempted for the container (best effort)\n");
+        if (p->loopback_wanted)
+            sbx_buf_add(out, "loopback: " SBX_WIN_LOOPBACK_NOTE "\n");
+        sbx_buf_add(out, "program: " SBX_WIN_TOOLS_NOTE "\n");
         if (p->stricter)
             sbx_buf_add(out, "note: Windows is stricter than asked here: writes are allowed only "
                              "in the working and temp directories\n");

@@ -45,6 +45,51 @@ void sbx_win_plan_free(sbx_win_plan *plan)
     memset(plan, 0, sizeof *plan);
 }
 
+int sbx_win_reparse_is_link(unsigned long tag)
+{
+    /* IsReparseTagNameSurrogate: bit 29. A cloud placeholder is not one: it
+     * is the folder itself, and the grant reaches it, so it must be walked. */
+    return (tag & 0x20000000ul) != 0;
+}
+
+char *sbx_win_long_path(const char *path)
+{
+    size_t n = strlen(path), i;
+    const char *prefix = "";
+    const char *rest = path;
+    char *out, *c;
+    int drive = n >= 3 && ((path[0] | 0x20) >= 'a' && (path[0] | 0x20) <= 'z') && path[1] == ':' &&
+                (path[2] == '\\' || path[2] == '/');
+    int unc = n > 2 && (path[0] == '\\' || path[0] == '/') && (path[1] == '\\' || path[1] == '/') &&
+              path[2] != '?' && path[2] != '.';
+    int dots = 0;
+    /* "\\?\" turns off Win32 normalization: "." and ".." would then be
+     * names. Such a path keeps the short form (and its limit). */
+    for (i = 0; i < n; i++) {
+        if ((i == 0 || path[i - 1] == '\\' || path[i - 1] == '/') && path[i] == '.' &&
+            (path[i + 1] == '\0' || path[i + 1] == '\\' || path[i + 1] == '/' ||
+             (path[i + 1] == '.' &&
+              (path[i + 2] == '\0' || path[i + 2] == '\\' || path[i + 2] == '/'))))
+            dots = 1;
+    }
+    if (drive && !dots)
+        prefix = "\\\\?\\";
+    else if (unc && !dots) {
+        prefix = "\\\\?\\UNC\\";
+        rest = path + 2;
+    }
+    out = malloc(strlen(prefix) + strlen(rest) + 1);
+    if (!out)
+        return NULL;
+    strcpy(out, prefix);
+    strcat(out, rest);
+    if (prefix[0])
+        for (c = out; *c; c++)
+            if (*c == '/')
+                *c = '\\';
+    return out;
+}
+
 /* Windows paths compare without regard to case; ASCII folding is enough to
  * drop the duplicates a resolver produces ("C:\Work" and "c:\work"). */
 static int same_path(const char *a, const char *b)
@@ -139,9 +184,10 @@ int sbx_win_plan_build(const sbx_resolved *r, const char *const argv[], sbx_win_
         plan->caps[plan->n_caps++] = SBX_WIN_CAP_INTERNET_CLIENT_SERVER;
         plan->caps[plan->n_caps++] = SBX_WIN_CAP_PRIVATE_NETWORK;
     }
-    /* Loopback stays reachable in both cases: denying the network spares
-     * localhost by contract, and an allowed network includes it. */
-    plan->loopback_exempt = 1;
+    /* Loopback is wanted in both cases (denying the network spares localhost
+     * by contract, an allowed network includes it), but only asked for: the
+     * exemption needs an administrator, so the plan never claims it. */
+    plan->loopback_wanted = 1;
 
     if (r->filesystem == SANDBOX_FS_CONFINED) {
         /* The resolver lists project, added dirs, working dir and temp dir
@@ -264,7 +310,7 @@ struct walk {
 
 static int walk_dir(struct walk *w);
 
-static int walk_entry(void *arg, const char *name, int is_dir, int is_link)
+static int walk_entry(void *arg, const char *name, int is_dir, unsigned long reparse_tag)
 {
     struct walk *w = arg;
     size_t keep = w->path.len;
@@ -286,9 +332,10 @@ static int walk_entry(void *arg, const char *name, int is_dir, int is_link)
             w->path.data[w->path.len] = '\0';
             w->rc = add_parents(w->plan, w->path.data, strlen(w->root), 0);
         }
-    } else if (is_dir && !is_link) {
-        /* Reparse points (junctions, symlinks) are not followed: their target
-         * is outside this root, or walked as its own root. */
+    } else if (is_dir && !sbx_win_reparse_is_link(reparse_tag)) {
+        /* Links (junctions, symlinks) are not followed: their target is
+         * outside this root, or walked as its own root. Other reparse points
+         * (cloud placeholders) are the directory itself and are walked. */
         w->rc = walk_dir(w);
     }
     w->path.len = keep;
@@ -308,7 +355,35 @@ static int walk_dir(struct walk *w)
                                 "cannot list '%s' to find protected paths; refusing to run "
                                 "rather than leave them readable",
                                 w->path.data);
-    return SANDBOX_OK; /* 1: access denied, unreachable for the container too */
+    /* SBX_WIN_LIST_DENIED: unreachable for the container too.
+     * SBX_WIN_LIST_VANISHED: gone (a temp directory another program removed);
+     * nothing is left there to protect, and a run must not fail for it. */
+    return SANDBOX_OK;
+}
+
+/* 1 when `path` is a granted root or lies beneath one: only then can the
+ * container reach it (the user's profile is not readable by containers). */
+static int under_grant(const sbx_win_plan *plan, const char *path)
+{
+    size_t i, n;
+    for (i = 0; i < plan->n_grants; i++) {
+        const char *g = plan->grants[i].path;
+        char *head;
+        int same;
+        n = strlen(g);
+        if (strlen(path) < n)
+            continue;
+        head = sbx_strdup(path);
+        if (!head)
+            return 1; /* out of memory: deny rather than skip */
+        head[n] = '\0';
+        same = same_path(head, g);
+        free(head);
+        if (same && (path[n] == '\0' || path[n] == '\\' || path[n] == '/' ||
+                     (n > 0 && (g[n - 1] == '\\' || g[n - 1] == '/'))))
+            return 1;
+    }
+    return 0;
 }
 
 int sbx_win_plan_protect(const sbx_resolved *r, const struct sbx_win_fs *fs, sbx_win_plan *plan,
@@ -350,6 +425,13 @@ int sbx_win_plan_protect(const sbx_resolved *r, const struct sbx_win_fs *fs, sbx
         for (c = path; win_style(path) && *c; c++)
             if (*c == '/')
                 *c = '\\';
+        /* Deny only where a grant would expose it: without one, the
+         * container cannot open the profile at all, and editing ~/.ssh's
+         * ACL on every run would only add risk (a crash leaves the ACE). */
+        if (!under_grant(plan, path)) {
+            free(path);
+            continue;
+        }
         k = fs->kind(fs->ctx, path);
         if (k < 0) {
             free(path);

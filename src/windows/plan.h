@@ -59,21 +59,42 @@ struct sbx_win_deny {
     int is_dir; /* 1: the ACE is inherited by everything below (OICI) */
 };
 
+/* Reparse tags (winnt.h IO_REPARSE_TAG_*), for the walk's decisions. Only a
+ * name surrogate (bit 29, IsReparseTagNameSurrogate) names another place in
+ * the namespace: junctions and symlinks. Every other reparse point (OneDrive
+ * and cloud placeholders, dedup, WCI, AppExecLink is one too) is the file or
+ * directory itself, reachable through the grant, so it is walked. */
+#define SBX_WIN_TAG_MOUNT_POINT 0xA0000003u /* junction */
+#define SBX_WIN_TAG_SYMLINK 0xA000000Cu
+#define SBX_WIN_TAG_CLOUD 0x9000001Au       /* IO_REPARSE_TAG_CLOUD_1: OneDrive */
+#define SBX_WIN_TAG_DEDUP 0x80000013u
+/* 1 when an entry with this tag is a link the walk must not follow. */
+int sbx_win_reparse_is_link(unsigned long tag);
+
 /* The file system as the plan sees it: real on Windows (FindFirstFileExW),
  * POSIX on other hosts (so --explain --target windows shows real matches),
  * and fakes in the unit tests. */
+#define SBX_WIN_LIST_DENIED 1  /* access denied: the container cannot list it either */
+#define SBX_WIN_LIST_VANISHED 2 /* removed since its parent was listed */
 struct sbx_win_fs {
     /* 0: a file, 1: a directory, -1: missing (or not reachable). */
     int (*kind)(void *ctx, const char *path);
-    /* Call each(arg, name, is_dir, is_link) for every entry but "." and "..".
-     * Returns 0, 1 when the directory cannot be listed because access is
-     * denied (the container, which also needs the user's own access, cannot
-     * list it either), or -1 on any other error. A nonzero return of `each`
-     * stops the listing and is returned. */
+    /* Call each(arg, name, is_dir, reparse_tag) for every entry but "." and
+     * "..", reparse_tag 0 for an entry that is no reparse point. Returns 0,
+     * SBX_WIN_LIST_DENIED, SBX_WIN_LIST_VANISHED, or -1 on any other error.
+     * A nonzero return of `each` stops the listing and is returned. */
     int (*list)(void *ctx, const char *dir,
-                int (*each)(void *arg, const char *name, int is_dir, int is_link), void *arg);
+                int (*each)(void *arg, const char *name, int is_dir, unsigned long reparse_tag),
+                void *arg);
     void *ctx;
 };
+
+/* `path` spelled for the wide Win32 file APIs without the MAX_PATH limit:
+ * "C:\a" -> "\\?\C:\a", "\\srv\share" -> "\\?\UNC\srv\share", '/' turned
+ * into '\'. A path that is already "\\?\" or "\\.\", is relative, or has "."
+ * or ".." components (which "\\?\" would not resolve) is returned as is.
+ * NULL when out of memory. */
+char *sbx_win_long_path(const char *path);
 
 typedef struct sbx_win_plan {
     int contained; /* 0: the policy asks for nothing; the command runs as is */
@@ -81,7 +102,10 @@ typedef struct sbx_win_plan {
     size_t n_caps;
     struct sbx_win_grant *grants;
     size_t n_grants;
-    int loopback_exempt; /* exempt the container from the loopback block */
+    /* Loopback is wanted (denying the network spares it by contract) but the
+     * exemption list is machine-wide and needs an administrator: the plan
+     * only asks; the run reports what happened (sandbox_process.warning). */
+    int loopback_wanted;
     int stricter;        /* Windows grants less than asked (see sbx_win_plan_build) */
     struct sbx_win_deny *denies; /* filled by sbx_win_plan_protect, applied after the grants */
     size_t n_denies;
@@ -98,10 +122,12 @@ void sbx_win_plan_free(sbx_win_plan *plan);
 /* Plan the deny ACEs of r's protected paths: walk every granted root (what
  * the container can reach) for entries that match r->protect
  * (sbx_protect_match_tail, '\\' separating in Windows paths), without
- * descending into a match or following a reparse point, add the existing
- * r->protect_home paths, then DELETE on every parent of a match up to and
- * including its root (up to, not including, home for home paths). Only what
- * exists now is covered. Returns SANDBOX_OK (nothing to do when nothing is
+ * descending into a match or following a link (sbx_win_reparse_is_link), add
+ * the existing r->protect_home paths that a grant reaches (the container
+ * cannot open the profile otherwise), then DELETE on every parent of a match
+ * up to and including its root (up to, not including, home for home paths).
+ * Entries that vanish during the walk are skipped. Only what exists now is
+ * covered. Returns SANDBOX_OK (nothing to do when nothing is
  * protected), SANDBOX_E_NOMEM, or SANDBOX_E_SYSTEM when a directory cannot be
  * listed for another reason than access denied. */
 int sbx_win_plan_protect(const sbx_resolved *r, const struct sbx_win_fs *fs, sbx_win_plan *plan,
@@ -111,8 +137,8 @@ int sbx_win_plan_protect(const sbx_resolved *r, const struct sbx_win_fs *fs, sbx
 #define SBX_WIN_PROTECT_MECHANISM "appcontainer+deny-aces"
 #define SBX_WIN_PROTECT_GAPS                                                                       \
     "names created after launch (only files that exist at launch get a deny ACE); the ACEs "      \
-    "are on the real files until the command ends, and a killed launcher leaves them behind "    \
-    "(naming a deleted per-run SID)"
+    "are on the real files until the command ends, and a killed launcher leaves them (naming a " \
+    "dead per-run SID) until the next run sweeps its journal"
 /* The host's file system (src/windows/scan.c). */
 void sbx_win_fs_host(struct sbx_win_fs *fs);
 /* The rights one deny ACE takes away. */
@@ -136,5 +162,34 @@ void sbx_win_grant_sddl(sbx_buf *out, const char *sid);
 int sbx_win_quote_arg(sbx_buf *out, const char *arg, int first);
 /* argv joined into one command line; NULL with `err` filled on failure. */
 char *sbx_win_command_line(const char *const argv[], sandbox_error *err);
+
+/* ---- the program (src/windows/tools.c) ---- */
+
+/* Find the file CreateProcessW is to run for argv0, as cmd.exe would: a name
+ * with a separator or drive is taken as a path; a bare name is looked up in
+ * each directory of `path_env` (';'-separated, quotes stripped), never in the
+ * current directory (a confined command could have planted git.exe there).
+ * A name without an extension is tried with each of `pathext` (".COM;.EXE;
+ * .BAT;.CMD" when NULL or empty), so "npm" finds npm.cmd; one with an
+ * extension is tried as is first. is_file(ctx, path) says 1 for an existing
+ * file. Returns SANDBOX_OK with *found malloc'd, SANDBOX_E_EXEC with
+ * sys_errno 2 (ERROR_FILE_NOT_FOUND) when nothing matches, SANDBOX_E_NOMEM. */
+int sbx_win_find_program(const char *argv0, const char *path_env, const char *pathext,
+                         int (*is_file)(void *ctx, const char *path), void *ctx, char **found,
+                         sandbox_error *err);
+/* Why a container may be unable to start `program`, or NULL: an App Execution
+ * Alias (a reparse point under %LOCALAPPDATA%\Microsoft\WindowsApps, which
+ * an AppContainer cannot open), or a per-user install under `home` that no
+ * grant of `plan` reaches. Words for --explain and for the error. */
+const char *sbx_win_program_problem(const char *program, const char *home,
+                                    const sbx_win_plan *plan);
+#define SBX_WIN_LOOPBACK_NOTE                                                                     \
+    "needs an exemption an administrator grants (the machine-wide loopback exemption list); "   \
+    "attempted at run time, and without it loopback is blocked too (stricter, never looser)"
+#define SBX_WIN_TOOLS_NOTE                                                                        \
+    "the program is looked up in PATH with PATHEXT (npm runs npm.cmd), not in the working "     \
+    "directory; App Execution Aliases (%LOCALAPPDATA%\\Microsoft\\WindowsApps: winget, the "  \
+    "Store's python) and per-user installs under the profile cannot be started from the "     \
+    "container unless a grant reaches them"
 
 #endif

@@ -16,16 +16,26 @@
 #  define WIN32_LEAN_AND_MEAN
 #  include <windows.h>
 
+/* UTF-16, "\\?\"-prefixed so deep trees (node_modules) are not cut off at
+ * MAX_PATH, with `suffix` appended. */
 static wchar_t *wide(const char *s, const char *suffix)
 {
-    size_t ls = strlen(s), lx = strlen(suffix);
-    char *joined = malloc(ls + lx + 1);
+    char *lp = sbx_win_long_path(s);
+    size_t ls, lx = strlen(suffix);
+    char *joined;
     wchar_t *w = NULL;
     int n;
-    if (!joined)
+    if (!lp)
         return NULL;
-    memcpy(joined, s, ls);
+    ls = strlen(lp);
+    joined = malloc(ls + lx + 1);
+    if (!joined) {
+        free(lp);
+        return NULL;
+    }
+    memcpy(joined, lp, ls);
     memcpy(joined + ls, suffix, lx + 1);
+    free(lp);
     n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, joined, -1, NULL, 0);
     if (n > 0 && (w = malloc((size_t)n * sizeof *w)) != NULL &&
         MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, joined, -1, w, n) != n) {
@@ -51,7 +61,8 @@ static int host_kind(void *ctx, const char *path)
 }
 
 static int host_list(void *ctx, const char *dir,
-                     int (*each)(void *arg, const char *name, int is_dir, int is_link), void *arg)
+                     int (*each)(void *arg, const char *name, int is_dir, unsigned long tag),
+                     void *arg)
 {
     size_t n = strlen(dir);
     wchar_t *pattern = wide(dir, n && (dir[n - 1] == '\\' || dir[n - 1] == '/') ? "*" : "\\*");
@@ -64,8 +75,12 @@ static int host_list(void *ctx, const char *dir,
     h = FindFirstFileExW(pattern, FindExInfoBasic, &fd, FindExSearchNameMatch, NULL,
                          FIND_FIRST_EX_LARGE_FETCH);
     free(pattern);
-    if (h == INVALID_HANDLE_VALUE)
-        return GetLastError() == ERROR_ACCESS_DENIED ? 1 : -1;
+    if (h == INVALID_HANDLE_VALUE) {
+        DWORD e = GetLastError();
+        if (e == ERROR_ACCESS_DENIED)
+            return SBX_WIN_LIST_DENIED;
+        return e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? SBX_WIN_LIST_VANISHED : -1;
+    }
     do {
         char name[MAX_PATH * 4];
         if (wcscmp(fd.cFileName, L".") == 0 || wcscmp(fd.cFileName, L"..") == 0)
@@ -74,8 +89,10 @@ static int host_list(void *ctx, const char *dir,
             rc = -1;
             break;
         }
+        /* dwReserved0 holds the reparse tag when the attribute is set. */
         rc = each(arg, name, (fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0,
-                  (fd.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) != 0);
+                  (fd.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) ? (unsigned long)fd.dwReserved0
+                                                                       : 0ul);
     } while (rc == 0 && FindNextFileW(h, &fd));
     if (rc == 0 && GetLastError() != ERROR_NO_MORE_FILES)
         rc = -1;
@@ -98,14 +115,18 @@ static int host_kind(void *ctx, const char *path)
 }
 
 static int host_list(void *ctx, const char *dir,
-                     int (*each)(void *arg, const char *name, int is_dir, int is_link), void *arg)
+                     int (*each)(void *arg, const char *name, int is_dir, unsigned long tag),
+                     void *arg)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
     int rc = 0;
     (void)ctx;
-    if (!d)
-        return errno == EACCES || errno == EPERM ? 1 : -1;
+    if (!d) {
+        if (errno == EACCES || errno == EPERM)
+            return SBX_WIN_LIST_DENIED;
+        return errno == ENOENT || errno == ENOTDIR ? SBX_WIN_LIST_VANISHED : -1;
+    }
     while (rc == 0 && (errno = 0, e = readdir(d)) != NULL) {
         int is_dir = 0, is_link = 0;
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
@@ -130,7 +151,8 @@ static int host_list(void *ctx, const char *dir,
             is_dir = e->d_type == DT_DIR;
             is_link = e->d_type == DT_LNK;
         }
-        rc = each(arg, e->d_name, is_dir, is_link);
+        /* A POSIX symlink stands for a Windows one. */
+        rc = each(arg, e->d_name, is_dir, is_link ? SBX_WIN_TAG_SYMLINK : 0ul);
     }
     if (rc == 0 && errno != 0)
         rc = -1;

@@ -9,6 +9,7 @@
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 
+#include "apply.h"
 #include "plan.h"
 
 /* Entry points resolved at run time: linking them would make the library
@@ -35,6 +36,7 @@ struct sbx_win_run;
 struct sbx_win_hooks {
     const char *fail_step; /* this step fails as if Windows refused it */
     int fail_skip;         /* ...after this many of its occurrences succeeded */
+    DWORD fail_error;      /* ...with this Windows error (0: ERROR_ACCESS_DENIED) */
     /* Called when the process step begins, with every grant and deny in
      * place: lets a test look at the ACLs the command would start with. */
     void (*before_process)(struct sbx_win_run *run, void *arg);
@@ -54,16 +56,28 @@ struct sbx_win_run {
     int container_sid_local; /* 1: LocalFree, 0: FreeSid */
     PSID cap_sids[SBX_WIN_MAX_CAPS];
     SID_AND_ATTRIBUTES caps[SBX_WIN_MAX_CAPS];
-    wchar_t **grant_paths; /* UTF-16 copies of plan.grants[i].path */
-    size_t n_granted;      /* grants in force: a prefix of plan.grants */
-    wchar_t **deny_paths;  /* UTF-16 copies of plan.denies[i].path */
-    size_t n_denied;       /* deny ACEs in force: a prefix of plan.denies */
-    int loopback_added;
+    struct sbx_win_applied applied; /* the grants and denies in force */
+    HANDLE acl_lock;       /* the named mutex around every DACL/loopback edit */
+    HANDLE journal;        /* this run's journal, held open while the run lasts */
+    wchar_t *journal_path;
+    int loopback;          /* enum sbx_win_loopback: what really happened */
+    wchar_t *app_name;     /* the program PATH/PATHEXT found */
+    char *program;         /* the same in UTF-8, for error words */
+    HANDLE job;            /* every process of the run: KILL_ON_JOB_CLOSE */
     HANDLE process;
     DWORD pid;
+    unsigned long skipped; /* children a propagation could not change */
+    char warning[256];     /* best-effort parts that did not happen */
 #ifdef SBX_TEST_HOOKS
     struct sbx_win_hooks hooks;
 #endif
+};
+
+enum sbx_win_loopback {
+    SBX_WIN_LOOPBACK_NOT_WANTED, /* no container */
+    SBX_WIN_LOOPBACK_ADDED,      /* on the exemption list for this run */
+    SBX_WIN_LOOPBACK_REFUSED,    /* the list could not be changed: loopback blocked */
+    SBX_WIN_LOOPBACK_NO_API      /* no firewallapi.dll entry points: loopback blocked */
 };
 
 /* Plan, confine and start argv. On failure every step already taken is

@@ -9,10 +9,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "windows/apply.h"
 #include "windows/plan.h"
 
 #include "../common/argvw.h"
@@ -71,7 +73,7 @@ static void test_network_deny_has_no_network_capability(void **state)
     assert_int_equal(plan_for(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED, &plan, &err), SANDBOX_OK);
     assert_true(plan.contained);
     assert_int_equal(plan.n_caps, 0);
-    assert_true(plan.loopback_exempt); /* localhost is spared */
+    assert_true(plan.loopback_wanted); /* localhost is spared */
     sbx_win_plan_free(&plan);
 }
 
@@ -258,9 +260,16 @@ static void test_explain_json_for_windows(void **state)
     assert_non_null(strstr(out, "\"grants\":[{\"kind\":\"project\",\"path\":\"C:\\\\proj\",\"sddl\":\"(A;OICI;0x1301bf;;;"));
     assert_non_null(strstr(out, "\"command_line\":\"\\\"git.exe\\\" commit -m \\\"a \\\\\\\"msg\\\\\\\"\\\"\""));
     assert_non_null(strstr(out, "\"argv\":[\"git.exe\",\"commit\",\"-m\",\"a \\\"msg\\\"\"]"));
+    /* Loopback is never claimed: it needs an administrator. */
+    assert_non_null(strstr(out, "\"loopback_exempt\":false,\"loopback\":\"needs an exemption an "
+                                "administrator grants"));
+    assert_non_null(strstr(out, "App Execution Aliases (%LOCALAPPDATA%\\\\Microsoft\\\\WindowsApps"));
     sandbox_free(out);
     assert_int_equal(sandbox_explain(p, argv, SANDBOX_TARGET_WINDOWS, 0, &out, &err), SANDBOX_OK);
     assert_non_null(strstr(out, "internetClient (S-1-15-3-1)"));
+    assert_non_null(strstr(out, "loopback: needs an exemption an administrator grants"));
+    assert_null(strstr(out, "exempted for the container"));
+    assert_non_null(strstr(out, "PATHEXT (npm runs npm.cmd)"));
     sandbox_free(out);
     sandbox_policy_set_filesystem(p, SANDBOX_FS_READ_ONLY);
     assert_int_equal(sandbox_explain(p, argv, SANDBOX_TARGET_WINDOWS, 1, &out, &err),
@@ -274,7 +283,8 @@ static void test_explain_json_for_windows(void **state)
 /* A fake file system: a fixed table, looked up by exact path. */
 struct fake_entry {
     const char *path;
-    int is_dir, is_link;
+    int is_dir;
+    unsigned long tag; /* reparse tag, 0 for none */
 };
 
 struct fake_fs {
@@ -283,6 +293,7 @@ struct fake_fs {
     const char *unlistable; /* list() fails with -1 */
     const char *denied;     /* list() says access denied (1) */
     int listed;             /* how many list() calls */
+    const char *vanished;   /* list() says it vanished (removed since its parent was read) */
 };
 
 static int fake_kind(void *ctx, const char *path)
@@ -296,7 +307,8 @@ static int fake_kind(void *ctx, const char *path)
 }
 
 static int fake_list(void *ctx, const char *dir,
-                     int (*each)(void *arg, const char *name, int is_dir, int is_link), void *arg)
+                     int (*each)(void *arg, const char *name, int is_dir, unsigned long tag),
+                     void *arg)
 {
     struct fake_fs *f = ctx;
     size_t i, n = strlen(dir);
@@ -304,12 +316,14 @@ static int fake_list(void *ctx, const char *dir,
     f->listed++;
     if (f->unlistable && strcmp(dir, f->unlistable) == 0)
         return -1;
+    if (f->vanished && strcmp(dir, f->vanished) == 0)
+        return SBX_WIN_LIST_VANISHED;
     if (f->denied && strcmp(dir, f->denied) == 0)
         return 1;
     for (i = 0; i < f->n; i++) {
         const char *p = f->e[i].path;
         if (strncmp(p, dir, n) == 0 && p[n] == '\\' && !strchr(p + n + 1, '\\')) {
-            rc = each(arg, p + n + 1, f->e[i].is_dir, f->e[i].is_link);
+            rc = each(arg, p + n + 1, f->e[i].is_dir, f->e[i].tag);
             if (rc)
                 return rc;
         }
@@ -318,7 +332,7 @@ static int fake_list(void *ctx, const char *dir,
 }
 
 static int posix_fake_list(void *ctx, const char *dir,
-                           int (*each)(void *arg, const char *name, int is_dir, int is_link),
+                           int (*each)(void *arg, const char *name, int is_dir, unsigned long tag),
                            void *arg)
 {
     struct fake_fs *f = ctx;
@@ -328,7 +342,7 @@ static int posix_fake_list(void *ctx, const char *dir,
     for (i = 0; i < f->n; i++) {
         const char *p = f->e[i].path;
         if (strncmp(p, dir, n) == 0 && p[n] == '/' && !strchr(p + n + 1, '/')) {
-            rc = each(arg, p + n + 1, f->e[i].is_dir, f->e[i].is_link);
+            rc = each(arg, p + n + 1, f->e[i].is_dir, f->e[i].tag);
             if (rc)
                 return rc;
         }
@@ -352,7 +366,11 @@ static const struct fake_entry tree[] = {
     {"C:\\proj\\.git\\config", 0, 0},
     {"C:\\proj\\.ssh", 1, 0},
     {"C:\\proj\\.ssh\\config", 0, 0},
-    {"C:\\proj\\link", 1, 1}, /* a junction: never followed */
+    {"C:\\proj\\link", 1, SBX_WIN_TAG_MOUNT_POINT}, /* a junction: never followed */
+    {"C:\\proj\\slink", 1, SBX_WIN_TAG_SYMLINK},    /* a directory symlink: neither */
+    {"C:\\proj\\slink\\.env", 0, 0},
+    {"C:\\proj\\OneDrive", 1, SBX_WIN_TAG_CLOUD}, /* a cloud placeholder: walked */
+    {"C:\\proj\\OneDrive\\.env", 0, 0},
     {"C:\\proj\\link\\.env", 0, 0},
     {"C:\\Temp", 1, 0},
     {"C:\\Temp\\server.pem", 0, 0},
@@ -420,7 +438,7 @@ static void expect_deny(const sbx_win_plan *plan, const char *path, const char *
 static void test_denies_for_existing_matches_and_their_parents(void **state)
 {
     sandbox_policy *p = protect_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
-    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0};
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, NULL};
     sbx_win_plan plan;
     sandbox_error err;
     (void)state;
@@ -444,21 +462,94 @@ static void test_denies_for_existing_matches_and_their_parents(void **state)
     expect_deny(&plan, "C:\\proj\\sub", "(D;;0x10000;;;S-1-15-2-1)");
     expect_deny(&plan, "C:\\proj\\keys", "(D;;0x10000;;;S-1-15-2-1)");
     expect_deny(&plan, "C:\\Temp", "(D;;0x10000;;;S-1-15-2-1)");
-    /* Home paths that exist, and their parents below home. */
-    expect_deny(&plan, "C:\\Users\\me\\.ssh", "(D;OICI;0x1f01ff;;;S-1-15-2-1)");
-    expect_deny(&plan, "C:\\Users\\me\\.config\\gh", "(D;OICI;0x1f01ff;;;S-1-15-2-1)");
-    expect_deny(&plan, "C:\\Users\\me\\.config", "(D;;0x10000;;;S-1-15-2-1)");
-    /* Not: unprotected names, a missing home path, home itself, anything
-     * beneath a match or behind a junction. */
+    /* A cloud placeholder (not a name surrogate) is the folder itself: the
+     * grant reaches it, so it is walked. */
+    expect_deny(&plan, "C:\\proj\\OneDrive\\.env", "(D;;0x1f01ff;;;S-1-15-2-1)");
+    expect_deny(&plan, "C:\\proj\\OneDrive", "(D;;0x10000;;;S-1-15-2-1)");
+    /* Home paths: no grant reaches the profile, so no ACE is written there. */
+    assert_null(find_deny(&plan, "C:\\Users\\me\\.ssh"));
+    assert_null(find_deny(&plan, "C:\\Users\\me\\.config\\gh"));
+    assert_null(find_deny(&plan, "C:\\Users\\me\\.config"));
+    /* Not: unprotected names, anything beneath a match or behind a junction
+     * or a symlink. */
     assert_null(find_deny(&plan, "C:\\proj\\env.md"));
     assert_null(find_deny(&plan, "C:\\proj\\main.c"));
     assert_null(find_deny(&plan, "C:\\proj\\keys\\id_rsa.pub"));
-    assert_null(find_deny(&plan, "C:\\Users\\me\\.kube"));
-    assert_null(find_deny(&plan, "C:\\Users\\me"));
     assert_null(find_deny(&plan, "C:\\proj\\.git\\config"));
     assert_null(find_deny(&plan, "C:\\proj\\.ssh\\config"));
     assert_null(find_deny(&plan, "C:\\proj\\link\\.env"));
-    assert_int_equal(plan.n_denies, 15); /* 6 secrets, .git, 5 parents, 2 home, 1 home parent */
+    assert_null(find_deny(&plan, "C:\\proj\\slink\\.env"));
+    assert_int_equal(plan.n_denies, 14); /* 7 secrets, .git, 6 parents */
+    sbx_win_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+static void test_home_secrets_are_denied_only_where_a_grant_reaches(void **state)
+{
+    sandbox_policy *p = protect_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, NULL};
+    sbx_win_plan plan;
+    sandbox_error err;
+    (void)state;
+    /* A granted ~/.config exposes ~/.config\gh, not ~/.ssh. */
+    sandbox_policy_add_writable_dir(p, "C:\\Users\\me\\.config");
+    assert_int_equal(protect_plan(p, &f, &plan, &err), SANDBOX_OK);
+    expect_deny(&plan, "C:\\Users\\me\\.config\\gh", "(D;OICI;0x1f01ff;;;S-1-15-2-1)");
+    expect_deny(&plan, "C:\\Users\\me\\.config", "(D;;0x10000;;;S-1-15-2-1)");
+    assert_null(find_deny(&plan, "C:\\Users\\me\\.ssh"));
+    assert_null(find_deny(&plan, "C:\\Users\\me"));
+    sbx_win_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+static void test_reparse_tags_only_name_surrogates_are_links(void **state)
+{
+    (void)state;
+    assert_true(sbx_win_reparse_is_link(SBX_WIN_TAG_MOUNT_POINT));
+    assert_true(sbx_win_reparse_is_link(SBX_WIN_TAG_SYMLINK));
+    assert_false(sbx_win_reparse_is_link(0x80000023ul)); /* AF_UNIX socket: not a surrogate */
+    assert_false(sbx_win_reparse_is_link(SBX_WIN_TAG_CLOUD));
+    assert_false(sbx_win_reparse_is_link(0x9000601Aul)); /* CLOUD_6 */
+    assert_false(sbx_win_reparse_is_link(SBX_WIN_TAG_DEDUP));
+    assert_false(sbx_win_reparse_is_link(0));
+}
+
+static void expect_long(const char *in, const char *want)
+{
+    char *got = sbx_win_long_path(in);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_long_paths_get_the_verbatim_prefix(void **state)
+{
+    (void)state;
+    expect_long("C:\\proj\\node_modules", "\\\\?\\C:\\proj\\node_modules");
+    expect_long("c:/proj/a", "\\\\?\\c:\\proj\\a");
+    expect_long("\\\\srv\\share\\p", "\\\\?\\UNC\\srv\\share\\p");
+    expect_long("\\\\?\\C:\\x", "\\\\?\\C:\\x");       /* already verbatim */
+    expect_long("\\\\.\\pipe\\x", "\\\\.\\pipe\\x");   /* a device path */
+    expect_long("C:\\proj\\..\\x", "C:\\proj\\..\\x"); /* ".." must stay resolvable */
+    expect_long("C:\\proj\\.\\x", "C:\\proj\\.\\x");
+    expect_long("C:\\proj\\.git", "\\\\?\\C:\\proj\\.git"); /* a dot name is no "." */
+    expect_long("rel\\x", "rel\\x");
+    expect_long("/w/p", "/w/p"); /* POSIX (explain on Linux) */
+}
+
+static void test_vanished_directory_is_skipped_not_fatal(void **state)
+{
+    sandbox_policy *p = protect_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, "C:\\proj\\keys"};
+    sbx_win_plan plan;
+    sandbox_error err;
+    (void)state;
+    /* A temp directory another program removes mid-walk must not refuse
+     * every protected run; the rest of the walk still happens. */
+    assert_int_equal(protect_plan(p, &f, &plan, &err), SANDBOX_OK);
+    assert_null(find_deny(&plan, "C:\\proj\\keys\\ID_RSA"));
+    assert_non_null(find_deny(&plan, "C:\\proj\\.env"));
+    assert_non_null(find_deny(&plan, "C:\\Temp\\server.pem"));
     sbx_win_plan_free(&plan);
     sandbox_policy_free(p);
 }
@@ -466,7 +557,7 @@ static void test_denies_for_existing_matches_and_their_parents(void **state)
 static void test_protection_alone_needs_a_container(void **state)
 {
     sandbox_policy *p = protect_policy(SANDBOX_NETWORK_ALLOW, SANDBOX_FS_UNRESTRICTED);
-    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0};
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, NULL};
     sbx_win_plan plan;
     sandbox_error err;
     (void)state;
@@ -482,7 +573,7 @@ static void test_protection_alone_needs_a_container(void **state)
 static void test_no_protection_walks_nothing(void **state)
 {
     sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
-    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0};
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, NULL};
     sbx_win_plan plan;
     sandbox_error err;
     (void)state;
@@ -496,7 +587,7 @@ static void test_no_protection_walks_nothing(void **state)
 static void test_unlistable_directory_fails_closed_access_denied_is_skipped(void **state)
 {
     sandbox_policy *p = protect_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
-    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], "C:\\proj\\keys", NULL, 0};
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], "C:\\proj\\keys", NULL, 0, NULL};
     sbx_win_plan plan;
     sandbox_error err;
     (void)state;
@@ -521,7 +612,7 @@ static void test_posix_paths_use_slash_only(void **state)
     static const struct fake_entry posix[] = {
         {"/w/p", 1, 0}, {"/w/p/a", 1, 0}, {"/w/p/a/.env", 0, 0}, {"/w/p/x\\.env", 0, 0},
     };
-    struct fake_fs f = {posix, sizeof posix / sizeof posix[0], NULL, NULL, 0};
+    struct fake_fs f = {posix, sizeof posix / sizeof posix[0], NULL, NULL, 0, NULL};
     const char *argv[] = {"true", NULL};
     sandbox_policy *p = sandbox_policy_new();
     struct sbx_win_fs fs;
@@ -566,6 +657,611 @@ static void test_explain_json_lists_denies(void **state)
     sandbox_policy_free(p);
 }
 
+
+/* ---- ACL edits: the lock, the journal, partial failures (apply.c) ---- */
+
+/* A fake DACL store shared by fake runs: per path, ACEs as "A:sid"/"D:sid". */
+struct fake_file {
+    char path[40];
+    char ace[8][24];
+    int n;
+};
+struct fake_store {
+    struct fake_file f[8];
+    int n;
+    int held;                   /* the lock */
+    struct fake_run *pending;   /* a run waiting for the lock */
+};
+struct fake_run {
+    struct fake_store *store;
+    const char *sid;
+    int use_lock;               /* 0: the control, whose lock() takes nothing */
+    const char *fail_path;      /* grant/deny on it fails with fail_err */
+    unsigned fail_err;
+    unsigned lock_err;
+    int exposed;                /* what exposed() answers */
+    const char *covered;        /* the path covered() says inherits the grant */
+    struct fake_run *preempt;   /* runs (or queues) inside our first edit */
+    const sbx_win_plan *plan;   /* what a preempting run applies */
+    struct sbx_win_applied st;
+    int rc;
+    char trace[512];
+};
+
+static struct fake_file *ffile(struct fake_store *s, const char *path)
+{
+    int i;
+    for (i = 0; i < s->n; i++)
+        if (strcmp(s->f[i].path, path) == 0)
+            return &s->f[i];
+    return NULL;
+}
+
+static void tr(struct fake_run *r, const char *what, const char *path)
+{
+    sbx_warn(r->trace, sizeof r->trace, "%s %s", what, path);
+}
+
+static void run_apply(struct fake_run *r);
+
+static unsigned f_lock(void *ctx)
+{
+    struct fake_run *r = ctx;
+    if (r->lock_err)
+        return r->lock_err;
+    if (r->use_lock)
+        r->store->held = 1;
+    return 0;
+}
+static void f_unlock(void *ctx)
+{
+    struct fake_run *r = ctx;
+    struct fake_run *next = r->store->pending;
+    if (!r->use_lock)
+        return;
+    r->store->held = 0;
+    if (next) { /* the waiter gets the lock now */
+        r->store->pending = NULL;
+        run_apply(next);
+    }
+}
+static unsigned f_journal(void *ctx, const char *what, const char *path)
+{
+    struct fake_run *r = ctx;
+    char w[32];
+    snprintf(w, sizeof w, "journal-%s", what);
+    tr(r, w, path);
+    return 0;
+}
+/* A read-modify-write of path's ACE list, with a chance for another run to
+ * cut in between the read and the write (as a second process would). */
+static unsigned rmw(struct fake_run *r, const char *path, const char *add, const char *drop)
+{
+    struct fake_file *f = ffile(r->store, path), copy;
+    int i;
+    if (!f)
+        return SBX_WIN_ERR_FILE_NOT_FOUND;
+    copy = *f; /* read */
+    if (r->preempt) {
+        struct fake_run *o = r->preempt;
+        r->preempt = NULL;
+        if (r->store->held)
+            r->store->pending = o; /* it waits for our lock */
+        else
+            run_apply(o); /* nothing stops it: it edits between our read and write */
+    }
+    if (drop) {
+        int k = 0;
+        for (i = 0; i < copy.n; i++)
+            if (strcmp(copy.ace[i], drop) != 0)
+                memcpy(copy.ace[k++], copy.ace[i], sizeof copy.ace[i]);
+        copy.n = k;
+    }
+    if (add)
+        snprintf(copy.ace[copy.n++], sizeof copy.ace[0], "%s", add);
+    *f = copy; /* write */
+    return 0;
+}
+static unsigned f_grant(void *ctx, const char *path)
+{
+    struct fake_run *r = ctx;
+    char a[24];
+    snprintf(a, sizeof a, "A:%s", r->sid);
+    tr(r, "grant", path);
+    if (r->fail_path && strcmp(r->fail_path, path) == 0)
+        return r->fail_err;
+    /* Propagation rewrites the root's first child too: C:\p\.env. */
+    if (strcmp(path, "C:\\p") == 0 && ffile(r->store, "C:\\p\\.env")) {
+        unsigned e = rmw(r, "C:\\p\\.env", NULL, NULL);
+        if (e)
+            return e;
+    }
+    return rmw(r, path, a, NULL);
+}
+static unsigned f_revoke(void *ctx, const char *path)
+{
+    struct fake_run *r = ctx;
+    char a[24];
+    snprintf(a, sizeof a, "A:%s", r->sid);
+    tr(r, "revoke", path);
+    rmw(r, path, NULL, a);
+    return 0;
+}
+static unsigned f_deny(void *ctx, const struct sbx_win_deny *d)
+{
+    struct fake_run *r = ctx;
+    char a[24];
+    snprintf(a, sizeof a, "D:%s", r->sid);
+    tr(r, "deny", d->path);
+    if (r->fail_path && strcmp(r->fail_path, d->path) == 0)
+        return r->fail_err;
+    return rmw(r, d->path, a, NULL);
+}
+static unsigned f_undeny(void *ctx, const char *path)
+{
+    struct fake_run *r = ctx;
+    char a[24];
+    snprintf(a, sizeof a, "D:%s", r->sid);
+    tr(r, "undeny", path);
+    rmw(r, path, NULL, a);
+    return 0;
+}
+static int f_exposed(void *ctx, const char *path)
+{
+    (void)path;
+    return ((struct fake_run *)ctx)->exposed;
+}
+static int f_covered(void *ctx, const char *path)
+{
+    struct fake_run *r = ctx;
+    tr(r, "covered?", path);
+    return r->covered && strcmp(r->covered, path) == 0;
+}
+
+static void fake_ops(struct fake_run *r, struct sbx_win_ops *o)
+{
+    o->ctx = r;
+    o->lock = f_lock;
+    o->unlock = f_unlock;
+    o->journal = f_journal;
+    o->grant = f_grant;
+    o->revoke = f_revoke;
+    o->deny = f_deny;
+    o->undeny = f_undeny;
+    o->exposed = f_exposed;
+    o->covered = f_covered;
+}
+
+static void run_apply(struct fake_run *r)
+{
+    struct sbx_win_ops o;
+    sandbox_error err;
+    fake_ops(r, &o);
+    r->rc = sbx_win_apply_acls(r->plan, &o, &r->st, &err);
+}
+
+static int has_ace(struct fake_store *s, const char *path, const char *ace)
+{
+    struct fake_file *f = ffile(s, path);
+    int i;
+    for (i = 0; f && i < f->n; i++)
+        if (strcmp(f->ace[i], ace) == 0)
+            return 1;
+    return 0;
+}
+
+/* Plans made by hand: grants and denies are plain data. */
+static struct sbx_win_grant g_grants[] = {{"C:\\p", SBX_ROOT_PROJECT}, {"C:\\t", SBX_ROOT_TEMP}};
+static struct sbx_win_deny g_denies[] = {{"C:\\p\\.env", SBX_WIN_DENY_ALL, 0},
+                                         {"C:\\t\\gone.pem", SBX_WIN_DENY_ALL, 0},
+                                         {"C:\\p", SBX_WIN_DENY_PARENT, 1}};
+
+static void fake_plan(sbx_win_plan *p, size_t n_grants, size_t n_denies)
+{
+    memset(p, 0, sizeof *p);
+    p->contained = 1;
+    p->grants = g_grants;
+    p->n_grants = n_grants;
+    p->denies = g_denies;
+    p->n_denies = n_denies;
+}
+
+static void fake_store_init(struct fake_store *s)
+{
+    memset(s, 0, sizeof *s);
+    strcpy(s->f[0].path, "C:\\p");
+    strcpy(s->f[1].path, "C:\\p\\.env");
+    strcpy(s->f[2].path, "C:\\t");
+    s->n = 3;
+}
+
+static void concurrent_deny_and_grant(int use_lock, struct fake_store *s)
+{
+    sbx_win_plan pa, pb;
+    struct fake_run a, b;
+    fake_store_init(s);
+    fake_plan(&pa, 1, 0); /* run A: grants C:\p (propagating onto .env) */
+    fake_plan(&pb, 0, 1); /* run B: denies C:\p\.env */
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    a.store = b.store = s;
+    a.sid = "A";
+    b.sid = "B";
+    a.use_lock = b.use_lock = use_lock;
+    a.plan = &pa;
+    b.plan = &pb;
+    a.preempt = &b; /* B cuts in while A's propagation has .env read */
+    run_apply(&a);
+    assert_int_equal(a.rc, SANDBOX_OK);
+    assert_int_equal(b.rc, SANDBOX_OK);
+    free(a.st.denied);
+    free(b.st.denied);
+    free(a.st.granted);
+    free(b.st.granted);
+}
+
+static void test_acl_edits_hold_the_lock_so_a_concurrent_deny_survives(void **state)
+{
+    struct fake_store s;
+    (void)state;
+    concurrent_deny_and_grant(1, &s);
+    assert_true(has_ace(&s, "C:\\p\\.env", "D:B"));
+    assert_true(has_ace(&s, "C:\\p", "A:A"));
+    /* The control: the same interleaving without the lock loses the deny,
+     * which is the race the lock exists for (so this test can fail). */
+    concurrent_deny_and_grant(0, &s);
+    assert_false(has_ace(&s, "C:\\p\\.env", "D:B"));
+}
+
+static void new_run(struct fake_run *r, struct fake_store *s, const sbx_win_plan *p)
+{
+    memset(r, 0, sizeof *r);
+    r->store = s;
+    r->sid = "R";
+    r->use_lock = 1;
+    r->plan = p;
+}
+
+static void test_every_change_is_journaled_before_it_is_made(void **state)
+{
+    struct fake_store s;
+    struct fake_run r;
+    struct sbx_win_ops o;
+    sbx_win_plan p;
+    (void)state;
+    fake_store_init(&s);
+    fake_plan(&p, 2, 1);
+    new_run(&r, &s, &p);
+    run_apply(&r);
+    assert_int_equal(r.rc, SANDBOX_OK);
+    assert_string_equal(r.trace, "journal-grant C:\\p; grant C:\\p; journal-grant C:\\t; grant C:\\t; "
+                                 "journal-deny C:\\p\\.env; deny C:\\p\\.env");
+    assert_false(s.held);
+    fake_ops(&r, &o);
+    sbx_win_undo_acls(&p, &o, &r.st);
+    assert_false(has_ace(&s, "C:\\p", "A:R"));
+    assert_false(has_ace(&s, "C:\\t", "A:R"));
+    assert_false(has_ace(&s, "C:\\p\\.env", "D:R"));
+}
+
+static void test_nested_root_that_inherits_the_grant_is_not_granted_twice(void **state)
+{
+    static struct sbx_win_grant nested[] = {{"C:\\p", SBX_ROOT_PROJECT},
+                                            {"C:\\p\\sub", SBX_ROOT_WORKDIR},
+                                            {"C:\\t", SBX_ROOT_TEMP}};
+    struct fake_store s;
+    struct fake_run r;
+    struct sbx_win_ops o;
+    sbx_win_plan p;
+    (void)state;
+    fake_store_init(&s);
+    strcpy(s.f[3].path, "C:\\p\\sub");
+    s.n = 4;
+    fake_plan(&p, 0, 0);
+    p.grants = nested;
+    p.n_grants = 3;
+    new_run(&r, &s, &p);
+    r.covered = "C:\\p\\sub";
+    run_apply(&r);
+    assert_int_equal(r.rc, SANDBOX_OK);
+    /* Only a nested root is asked about, and one that inherits is skipped. */
+    assert_string_equal(r.trace, "journal-grant C:\\p; grant C:\\p; covered? C:\\p\\sub; "
+                                 "journal-grant C:\\t; grant C:\\t");
+    r.trace[0] = '\0';
+    fake_ops(&r, &o);
+    sbx_win_undo_acls(&p, &o, &r.st);
+    assert_string_equal(r.trace, "revoke C:\\t; revoke C:\\p");
+    /* One that does not inherit it (a protected DACL) is granted itself. */
+    fake_store_init(&s);
+    strcpy(s.f[3].path, "C:\\p\\sub");
+    s.n = 4;
+    new_run(&r, &s, &p);
+    run_apply(&r);
+    assert_true(has_ace(&s, "C:\\p\\sub", "A:R"));
+    fake_ops(&r, &o);
+    sbx_win_undo_acls(&p, &o, &r.st);
+    assert_false(has_ace(&s, "C:\\p\\sub", "A:R"));
+}
+
+static void test_failed_grant_is_revoked_too_with_every_earlier_one(void **state)
+{
+    struct fake_store s;
+    struct fake_run r;
+    sbx_win_plan p;
+    (void)state;
+    fake_store_init(&s);
+    fake_plan(&p, 2, 1);
+    new_run(&r, &s, &p);
+    r.fail_path = "C:\\t";
+    r.fail_err = 1336; /* ERROR_INVALID_ACL: a failure part-way through propagation */
+    run_apply(&r);
+    assert_int_equal(r.rc, SANDBOX_E_SYSTEM);
+    /* C:\t may hold part of the ACE: revoked as well, then C:\p; no deny tried. */
+    assert_non_null(strstr(r.trace, "grant C:\\t; revoke C:\\t; revoke C:\\p"));
+    assert_null(strstr(r.trace, "deny"));
+    assert_false(has_ace(&s, "C:\\p", "A:R"));
+}
+
+static void test_vanished_deny_target_is_skipped_not_fatal(void **state)
+{
+    struct fake_store s;
+    struct fake_run r;
+    sbx_win_plan p;
+    (void)state;
+    fake_store_init(&s); /* C:\t\gone.pem is not in the store */
+    fake_plan(&p, 2, 3);
+    new_run(&r, &s, &p);
+    run_apply(&r);
+    assert_int_equal(r.rc, SANDBOX_OK);
+    assert_int_equal(r.st.n_skipped, 1);
+    assert_true(has_ace(&s, "C:\\p\\.env", "D:R"));
+    assert_true(has_ace(&s, "C:\\p", "D:R")); /* the deny after it is still set */
+    free(r.st.denied);
+    free(r.st.granted);
+}
+
+static void test_unchangeable_dacl_is_skipped_only_when_the_container_cannot_open_it(void **state)
+{
+    struct fake_store s;
+    struct fake_run r;
+    sbx_win_plan p;
+    int exposed;
+    (void)state;
+    for (exposed = -1; exposed <= 1; exposed++) {
+        fake_store_init(&s);
+        fake_plan(&p, 2, 1);
+        new_run(&r, &s, &p);
+        r.fail_path = "C:\\p\\.env";
+        r.fail_err = SBX_WIN_ERR_ACCESS_DENIED;
+        r.exposed = exposed;
+        run_apply(&r);
+        if (exposed == 0) {
+            /* No grant could reach it either: nothing to protect, no error. */
+            assert_int_equal(r.rc, SANDBOX_OK);
+            assert_int_equal(r.st.n_skipped, 1);
+            free(r.st.denied);
+            free(r.st.granted);
+        } else {
+            /* Readable by the container, or unknown: fail closed, undo all. */
+            assert_int_equal(r.rc, SANDBOX_E_SYSTEM);
+            assert_false(has_ace(&s, "C:\\p", "A:R"));
+            assert_false(has_ace(&s, "C:\\t", "A:R"));
+        }
+    }
+}
+
+static void test_lock_timeout_fails_closed_and_changes_nothing(void **state)
+{
+    struct fake_store s;
+    struct fake_run r;
+    sbx_win_plan p;
+    struct sbx_win_ops o;
+    sandbox_error err;
+    (void)state;
+    fake_store_init(&s);
+    fake_plan(&p, 2, 1);
+    new_run(&r, &s, &p);
+    r.lock_err = SBX_WIN_ERR_TIMEOUT;
+    fake_ops(&r, &o);
+    assert_int_equal(sbx_win_apply_acls(&p, &o, &r.st, &err), SANDBOX_E_SYSTEM);
+    assert_non_null(strstr(err.message, "ACL lock"));
+    assert_string_equal(r.trace, "");
+}
+
+/* ---- the journal and the sweep ---- */
+
+struct sweep_log {
+    char trace[512];
+    unsigned purge_err;
+    int locked;
+};
+static unsigned s_lock(void *ctx)
+{
+    ((struct sweep_log *)ctx)->locked++;
+    return 0;
+}
+static void s_unlock(void *ctx)
+{
+    ((struct sweep_log *)ctx)->locked--;
+}
+static unsigned s_purge(void *ctx, const char *path, const char *sid)
+{
+    struct sweep_log *l = ctx;
+    assert_int_equal(l->locked, 1); /* purges are DACL edits: under the lock */
+    sbx_warn(l->trace, sizeof l->trace, "purge %s %s", path, sid);
+    return strstr(path, "gone") ? SBX_WIN_ERR_PATH_NOT_FOUND : l->purge_err;
+}
+static unsigned s_unloopback(void *ctx, const char *sid)
+{
+    struct sweep_log *l = ctx;
+    assert_int_equal(l->locked, 1);
+    sbx_warn(l->trace, sizeof l->trace, "unloopback %s", sid);
+    return 0;
+}
+static unsigned s_unprofile(void *ctx, const char *profile)
+{
+    struct sweep_log *l = ctx;
+    sbx_warn(l->trace, sizeof l->trace, "unprofile %s", profile);
+    return 0;
+}
+
+static void test_journal_round_trip_and_sweep_undoes_everything(void **state)
+{
+    struct sbx_win_journal j;
+    struct sbx_win_sweep_ops o = {NULL, s_lock, s_unlock, s_purge, s_unloopback, s_unprofile};
+    struct sweep_log log;
+    sandbox_error err;
+    sbx_buf b;
+    char *text;
+    (void)state;
+    sbx_buf_init(&b);
+    sbx_win_journal_line(&b, "sbx-journal", "1");
+    sbx_win_journal_line(&b, "profile", "libsandbox.1.2.3");
+    sbx_win_journal_line(&b, "sid", "S-1-15-2-9-8-7-6-5-4-3");
+    sbx_win_journal_line(&b, "grant", "C:\\p q");
+    sbx_win_journal_line(&b, "deny", "C:\\p q\\.env");
+    sbx_win_journal_line(&b, "grant", "C:\\p q"); /* twice: one purge */
+    sbx_win_journal_line(&b, "deny", "C:\\gone");
+    sbx_win_journal_line(&b, "loopback", NULL);
+    sbx_buf_add(&b, "deny C:\\torn"); /* a torn last record: never made */
+    text = sbx_buf_take(&b);
+    assert_int_equal(sbx_win_journal_parse(text, &j, &err), SANDBOX_OK);
+    assert_string_equal(j.profile, "libsandbox.1.2.3");
+    assert_string_equal(j.sid, "S-1-15-2-9-8-7-6-5-4-3");
+    assert_int_equal(j.n_paths, 3);
+    assert_true(j.loopback);
+    memset(&log, 0, sizeof log);
+    o.ctx = &log;
+    /* A path that no longer exists counts as undone. */
+    assert_int_equal(sbx_win_sweep(&j, &o), 0);
+    assert_string_equal(log.trace, "purge C:\\p q S-1-15-2-9-8-7-6-5-4-3; "
+                                   "purge C:\\p q\\.env S-1-15-2-9-8-7-6-5-4-3; "
+                                   "purge C:\\gone S-1-15-2-9-8-7-6-5-4-3; "
+                                   "unloopback S-1-15-2-9-8-7-6-5-4-3; unprofile libsandbox.1.2.3");
+    /* A purge that fails keeps the journal (and the profile) for next time. */
+    memset(&log, 0, sizeof log);
+    log.purge_err = SBX_WIN_ERR_ACCESS_DENIED;
+    assert_int_equal(sbx_win_sweep(&j, &o), SBX_WIN_ERR_ACCESS_DENIED);
+    assert_null(strstr(log.trace, "unprofile"));
+    assert_int_equal(log.locked, 0);
+    sbx_win_journal_free(&j);
+    free(text);
+    assert_int_equal(sbx_win_journal_parse("garbage\n", &j, &err), SANDBOX_E_INVALID);
+    assert_int_equal(sbx_win_journal_parse("", &j, &err), SANDBOX_E_INVALID);
+    /* Crashed before the SID: only the profile is left to delete. */
+    assert_int_equal(sbx_win_journal_parse("sbx-journal 1\nprofile libsandbox.x\n", &j, &err),
+                     SANDBOX_OK);
+    memset(&log, 0, sizeof log);
+    assert_int_equal(sbx_win_sweep(&j, &o), 0);
+    assert_string_equal(log.trace, "unprofile libsandbox.x");
+    sbx_win_journal_free(&j);
+}
+
+static void test_sweep_acts_only_on_per_run_container_sids(void **state)
+{
+    static const char *const bad[] = {
+        "S-1-5-21-1-2-3-1001", /* the user: its ACEs must never be stripped */
+        "S-1-1-0",             /* Everyone */
+        "S-1-15-2-1",          /* ALL APPLICATION PACKAGES */
+        "S-1-15-2-1-2-3-4-5-6", "S-1-15-2-1-2-3-4-5-6-7-8", "S-1-15-2-1-2-3-4-5-6-x",
+        "S-1-15-2-1-2-3-4-5-6-7-", NULL};
+    struct sbx_win_sweep_ops o = {NULL, s_lock, s_unlock, s_purge, s_unloopback, s_unprofile};
+    struct sbx_win_journal j;
+    struct sweep_log log;
+    sandbox_error err;
+    char text[200];
+    size_t i;
+    (void)state;
+    assert_true(sbx_win_journal_sid_ok("S-1-15-2-1-2-3-4-5-6-7"));
+    assert_true(sbx_win_journal_sid_ok("S-1-15-2-2434737943-167758768-3180539153-984336765-"
+                                       "1107280622-3591121930-2677285773"));
+    for (i = 0; bad[i]; i++) {
+        assert_false(sbx_win_journal_sid_ok(bad[i]));
+        snprintf(text, sizeof text, "sbx-journal 1\nsid %s\ndeny C:\\x\n", bad[i]);
+        assert_int_equal(sbx_win_journal_parse(text, &j, &err), SANDBOX_OK);
+        memset(&log, 0, sizeof log);
+        o.ctx = &log;
+        assert_int_equal(sbx_win_sweep(&j, &o), SBX_WIN_ERR_INVALID_DATA);
+        assert_string_equal(log.trace, ""); /* nothing was touched */
+        sbx_win_journal_free(&j);
+    }
+    /* A profile that is not ours is never deleted. */
+    assert_int_equal(sbx_win_journal_parse("sbx-journal 1\nprofile Microsoft.Edge\n", &j, &err),
+                     SANDBOX_OK);
+    memset(&log, 0, sizeof log);
+    assert_int_equal(sbx_win_sweep(&j, &o), SBX_WIN_ERR_INVALID_DATA);
+    assert_string_equal(log.trace, "");
+    sbx_win_journal_free(&j);
+}
+
+/* ---- the program: PATH and PATHEXT ---- */
+
+static int fake_is_file(void *ctx, const char *path)
+{
+    const char *const *f;
+    for (f = ctx; *f; f++)
+        if (sbx_strncasecmp_ascii(*f, path, strlen(*f) + 1) == 0)
+            return 1;
+    return 0;
+}
+
+static void test_program_lookup_uses_pathext_and_never_the_working_dir(void **state)
+{
+    static const char *const files[] = {"C:\\Program Files\\nodejs\\npm.cmd",
+                                        "C:\\Program Files\\nodejs\\node.exe",
+                                        "C:\\Windows\\System32\\cmd.exe", "C:\\proj\\git.exe",
+                                        "C:\\tools\\x.py", NULL};
+    const char *path = "C:\\Windows\\System32;;\"C:\\Program Files\\nodejs\\\"";
+    sandbox_error err;
+    char *found;
+    (void)state;
+    assert_int_equal(sbx_win_find_program("npm", path, NULL, fake_is_file, (void *)files, &found,
+                                          &err),
+                     SANDBOX_OK);
+    /* Spelled with PATHEXT's case: the same file to Windows. */
+    assert_string_equal(found, "C:\\Program Files\\nodejs\\npm.CMD");
+    free(found);
+    assert_int_equal(sbx_win_find_program("cmd.exe", path, ".EXE", fake_is_file, (void *)files,
+                                          &found, &err),
+                     SANDBOX_OK);
+    assert_string_equal(found, "C:\\Windows\\System32\\cmd.exe");
+    free(found);
+    /* A path is taken as one, with PATHEXT. */
+    assert_int_equal(sbx_win_find_program("C:\\proj\\git", path, NULL, fake_is_file,
+                                          (void *)files, &found, &err),
+                     SANDBOX_OK);
+    assert_string_equal(found, "C:\\proj\\git.EXE");
+    free(found);
+    /* Not the working directory (PATH's empty entry), and not without PATHEXT. */
+    assert_int_equal(sbx_win_find_program("git", path, NULL, fake_is_file, (void *)files, &found,
+                                          &err),
+                     SANDBOX_E_EXEC);
+    assert_int_equal(err.sys_errno, 2);
+    assert_non_null(strstr(err.message, "'git' was not found in PATH"));
+    assert_int_equal(sbx_win_find_program("node", path, ".CMD", fake_is_file, (void *)files,
+                                          &found, &err),
+                     SANDBOX_E_EXEC);
+}
+
+static void test_program_problem_names_aliases_and_per_user_installs(void **state)
+{
+    sbx_win_plan p;
+    (void)state;
+    fake_plan(&p, 2, 0);
+    assert_non_null(strstr(
+        sbx_win_program_problem("C:\\Users\\me\\AppData\\Local\\Microsoft\\WindowsApps\\python.exe",
+                                "C:\\Users\\me", &p),
+        "App Execution Alias"));
+    assert_non_null(strstr(sbx_win_program_problem(
+                               "C:\\Users\\me\\AppData\\Local\\Programs\\Python\\python.exe",
+                               "C:\\Users\\me", &p),
+                           "user's profile"));
+    assert_null(sbx_win_program_problem("C:\\Program Files\\Git\\cmd\\git.exe", "C:\\Users\\me",
+                                        &p));
+    assert_null(sbx_win_program_problem("C:\\p\\node_modules\\.bin\\tsc.cmd", "C:\\Users\\me", &p));
+    assert_null(sbx_win_program_problem("C:\\Users\\meg\\x.exe", "C:\\Users\\me", &p));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -583,6 +1279,21 @@ int main(void)
         cmocka_unit_test(test_program_name_with_a_quote_is_rejected),
         cmocka_unit_test(test_explain_json_for_windows),
         cmocka_unit_test(test_denies_for_existing_matches_and_their_parents),
+        cmocka_unit_test(test_home_secrets_are_denied_only_where_a_grant_reaches),
+        cmocka_unit_test(test_reparse_tags_only_name_surrogates_are_links),
+        cmocka_unit_test(test_long_paths_get_the_verbatim_prefix),
+        cmocka_unit_test(test_vanished_directory_is_skipped_not_fatal),
+        cmocka_unit_test(test_acl_edits_hold_the_lock_so_a_concurrent_deny_survives),
+        cmocka_unit_test(test_every_change_is_journaled_before_it_is_made),
+        cmocka_unit_test(test_nested_root_that_inherits_the_grant_is_not_granted_twice),
+        cmocka_unit_test(test_failed_grant_is_revoked_too_with_every_earlier_one),
+        cmocka_unit_test(test_vanished_deny_target_is_skipped_not_fatal),
+        cmocka_unit_test(test_unchangeable_dacl_is_skipped_only_when_the_container_cannot_open_it),
+        cmocka_unit_test(test_lock_timeout_fails_closed_and_changes_nothing),
+        cmocka_unit_test(test_journal_round_trip_and_sweep_undoes_everything),
+        cmocka_unit_test(test_sweep_acts_only_on_per_run_container_sids),
+        cmocka_unit_test(test_program_lookup_uses_pathext_and_never_the_working_dir),
+        cmocka_unit_test(test_program_problem_names_aliases_and_per_user_installs),
         cmocka_unit_test(test_protection_alone_needs_a_container),
         cmocka_unit_test(test_no_protection_walks_nothing),
         cmocka_unit_test(test_unlistable_directory_fails_closed_access_denied_is_skipped),

@@ -89,14 +89,17 @@ static int exists(const char *path)
     return GetFileAttributesA(path) != INVALID_FILE_ATTRIBUTES;
 }
 
+/* `revokes`: grants_made, plus one when a grant failed part-way (it is
+ * revoked too: SetNamedSecurityInfo may have propagated some of it). */
 static void check_failed_cleanly(struct sbx_harness *h, const struct dirs *d, int rc,
-                                 const struct sbx_win_run *run, int grants_made)
+                                 const struct sbx_win_run *run, int grants_made, int revokes)
 {
     CHECK(h, rc != SANDBOX_OK);
     CHECK(h, run->process == NULL);
-    CHECK_INT(h, run->n_granted, 0);
+    CHECK(h, run->job == NULL);
+    CHECK_INT(h, run->applied.n_granted, 0);
     CHECK_INT(h, count_word(run->hooks.trace, "grant"), grants_made);
-    CHECK_INT(h, count_word(run->hooks.trace, "revoke"), grants_made);
+    CHECK_INT(h, count_word(run->hooks.trace, "revoke"), revokes);
     CHECK(h, count_word(run->hooks.trace, "process") == 0);
     CHECK(h, !exists(d->marker));
 }
@@ -110,7 +113,7 @@ static void test_failed_process_creation_revokes_every_grant(struct sbx_harness 
     make_dirs(&d, "process");
     rc = run_with(&d, SANDBOX_NETWORK_DENY, "process", 1, &run, &err);
     printf("    trace: %s\n", run.hooks.trace);
-    check_failed_cleanly(h, &d, rc, &run, 3);
+    check_failed_cleanly(h, &d, rc, &run, 3, 3);
     remove_dirs(&d);
 }
 
@@ -122,7 +125,7 @@ static void test_failed_attribute_revokes_every_grant(struct sbx_harness *h)
     int rc;
     make_dirs(&d, "attr");
     rc = run_with(&d, SANDBOX_NETWORK_ALLOW, "attributes", 1, &run, &err);
-    check_failed_cleanly(h, &d, rc, &run, 3);
+    check_failed_cleanly(h, &d, rc, &run, 3, 3);
     CHECK(h, strstr(err.message, "AppContainer") != NULL);
     remove_dirs(&d);
 }
@@ -135,7 +138,7 @@ static void test_failed_grant_undoes_nothing_more_and_runs_nothing(struct sbx_ha
     int rc;
     make_dirs(&d, "grant");
     rc = run_with(&d, SANDBOX_NETWORK_DENY, "grant", 1, &run, &err);
-    check_failed_cleanly(h, &d, rc, &run, 0);
+    check_failed_cleanly(h, &d, rc, &run, 0, 1);
     CHECK_INT(h, err.code, SANDBOX_E_SYSTEM);
     remove_dirs(&d);
 }
@@ -147,9 +150,9 @@ static void test_failed_profile_or_capability_runs_nothing(struct sbx_harness *h
     sandbox_error err;
     make_dirs(&d, "profile");
     check_failed_cleanly(h, &d, run_with(&d, SANDBOX_NETWORK_DENY, "profile", 1, &run, &err),
-                         &run, 0);
+                         &run, 0, 0);
     check_failed_cleanly(h, &d, run_with(&d, SANDBOX_NETWORK_ALLOW, "capabilities", 1, &run, &err),
-                         &run, 0);
+                         &run, 0, 0);
     remove_dirs(&d);
 }
 
@@ -189,7 +192,7 @@ static void test_unenforceable_container_starts_no_process(struct sbx_harness *h
     make_dirs(&d, "wine");
     rc = run_with(&d, SANDBOX_NETWORK_DENY, NULL, 1, &run, &err);
     printf("    wine says: %s\n", err.message);
-    check_failed_cleanly(h, &d, rc, &run, 3);
+    check_failed_cleanly(h, &d, rc, &run, 3, 3);
     remove_dirs(&d);
 }
 
@@ -228,7 +231,8 @@ static void test_missing_root_is_a_path_error(struct sbx_harness *h)
     CHECK_INT(h, rc, SANDBOX_E_PATH);
     CHECK(h, strstr(err.message, d.extra) != NULL);
     CHECK(h, run.process == NULL);
-    CHECK_INT(h, count_word(run.hooks.trace, "grant"), count_word(run.hooks.trace, "revoke"));
+    /* The missing root is revoked too (a failed grant may be partial). */
+    CHECK_INT(h, count_word(run.hooks.trace, "grant") + 1, count_word(run.hooks.trace, "revoke"));
     CHECK(h, !exists(d.marker));
     remove_dirs(&d);
 }
@@ -379,7 +383,7 @@ static void look(struct sbx_win_run *run, void *arg)
     }
 }
 
-static int run_protected(struct protect_dirs *p, const char *fail_step, int skip,
+static int run_protected(struct protect_dirs *p, const char *fail_step, int skip, DWORD fail_error,
                          struct sbx_win_run *run, struct seen *seen, sandbox_error *err)
 {
     char redirect[MAX_PATH + 32];
@@ -395,6 +399,7 @@ static int run_protected(struct protect_dirs *p, const char *fail_step, int skip
     seen->p = p;
     run->hooks.fail_step = fail_step;
     run->hooks.fail_skip = skip;
+    run->hooks.fail_error = fail_error;
     run->hooks.fake_container = 1;
     run->hooks.before_process = look;
     run->hooks.arg = seen;
@@ -421,7 +426,7 @@ static void test_denies_are_in_place_before_the_process_and_removed_after(struct
     sandbox_error err;
     int rc;
     make_protect_dirs(&p, "deny");
-    rc = run_protected(&p, "process", 0, &run, &seen, &err);
+    rc = run_protected(&p, "process", 0, 0, &run, &seen, &err);
     printf("    trace: %s\n", run.hooks.trace);
     printf("    ACL during the run: %d allow and %d deny ACEs on the project\n", seen.allow_proj,
            seen.deny_proj_run_sid);
@@ -444,7 +449,7 @@ static void test_denies_are_in_place_before_the_process_and_removed_after(struct
         printf("    this host does not keep file ACLs (the grant is not visible either): "
                "ACE contents are verified on real Windows only\n");
     }
-    CHECK_INT(h, run.n_denied, 0);
+    CHECK_INT(h, run.applied.n_tried, 0);
     check_no_denies_left(h, &p);
     CHECK(h, !exists(p.d.marker));
     remove_protect_dirs(&p);
@@ -458,7 +463,9 @@ static void test_failed_deny_rolls_back_denies_and_grants(struct sbx_harness *h)
     sandbox_error err;
     int rc;
     make_protect_dirs(&p, "denyfail");
-    rc = run_protected(&p, "deny", 2, &run, &seen, &err);
+    /* ERROR_INVALID_ACL: not a vanished path, not one the user may not
+     * change, so nothing excuses it. */
+    rc = run_protected(&p, "deny", 2, ERROR_INVALID_ACL, &run, &seen, &err);
     printf("    trace: %s\n", run.hooks.trace);
     CHECK(h, rc != SANDBOX_OK);
     CHECK(h, strstr(err.message, "protected path") != NULL);
@@ -470,6 +477,202 @@ static void test_failed_deny_rolls_back_denies_and_grants(struct sbx_harness *h)
     check_no_denies_left(h, &p);
     CHECK(h, !exists(p.d.marker));
     remove_protect_dirs(&p);
+}
+
+
+/* ---- the job object, PATHEXT, the journal ---- */
+
+static char g_self[MAX_PATH];
+
+/* --child spawn MARKER: start a grandchild that writes MARKER after 1.5 s,
+ * and exit at once. --child late MARKER: the grandchild. */
+static int child_main(int argc, char **argv)
+{
+    if (argc >= 4 && strcmp(argv[2], "spawn") == 0) {
+        char line[3 * MAX_PATH];
+        STARTUPINFOA si;
+        PROCESS_INFORMATION pi;
+        memset(&si, 0, sizeof si);
+        si.cb = sizeof si;
+        snprintf(line, sizeof line, "\"%s\" --child late \"%s\"", g_self, argv[3]);
+        if (!CreateProcessA(NULL, line, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi))
+            return 3;
+        CloseHandle(pi.hThread);
+        CloseHandle(pi.hProcess);
+        return 0;
+    }
+    if (argc >= 4 && strcmp(argv[2], "late") == 0) {
+        HANDLE f;
+        Sleep(1500);
+        f = CreateFileA(argv[3], GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+        if (f != INVALID_HANDLE_VALUE)
+            CloseHandle(f);
+        return 0;
+    }
+    return 2;
+}
+
+static void test_grandchild_dies_with_the_job(struct sbx_harness *h)
+{
+    struct dirs d;
+    char line[3 * MAX_PATH];
+    const char *argv[] = {g_self, "--child", "spawn", NULL, NULL};
+    sandbox_policy *p = sandbox_policy_new();
+    sandbox_process proc;
+    sandbox_error err;
+    STARTUPINFOA si;
+    PROCESS_INFORMATION pi;
+    int status = -1;
+    make_dirs(&d, "job");
+    argv[3] = d.marker;
+    /* The control: started without a job, the grandchild outlives its
+     * parent and writes the marker (so the check below can fail). */
+    memset(&si, 0, sizeof si);
+    si.cb = sizeof si;
+    snprintf(line, sizeof line, "\"%s\" --child spawn \"%s\"", g_self, d.marker);
+    CHECK(h, CreateProcessA(NULL, line, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi));
+    WaitForSingleObject(pi.hProcess, INFINITE);
+    CloseHandle(pi.hThread);
+    CloseHandle(pi.hProcess);
+    Sleep(2500);
+    CHECK(h, exists(d.marker));
+    DeleteFileA(d.marker);
+    /* Through sandbox_spawn (the all-off policy: the same job path), the
+     * grandchild is ended with the job when the command exits. */
+    CHECK_INT(h, sandbox_spawn(p, argv, NULL, NULL, &proc, &err), SANDBOX_OK);
+    CHECK_INT(h, sandbox_wait(&proc, &status, &err), SANDBOX_OK);
+    CHECK_INT(h, status, 0);
+    Sleep(2500);
+    CHECK(h, !exists(d.marker));
+    sandbox_policy_free(p);
+    remove_dirs(&d);
+}
+
+static void test_process_that_cannot_join_the_job_never_runs(struct sbx_harness *h)
+{
+    struct dirs d;
+    struct sbx_win_run run;
+    sandbox_error err;
+    sandbox_spawn_options o;
+    char redirect[MAX_PATH + 32];
+    const char *argv[] = {"cmd.exe", "/c", redirect, NULL};
+    sandbox_policy *p = sandbox_policy_new();
+    int rc;
+    make_dirs(&d, "assign");
+    snprintf(redirect, sizeof redirect, "type nul > %s", d.marker);
+    sandbox_spawn_options_init(&o);
+    memset(&run, 0, sizeof run);
+    run.hooks.fail_step = "assign";
+    rc = sbx_win_run_start(&run, p, argv, NULL, &o, &err);
+    Sleep(300);
+    CHECK_INT(h, rc, SANDBOX_E_SYSTEM);
+    CHECK(h, strstr(err.message, "job object") != NULL);
+    CHECK(h, run.process == NULL && run.job == NULL);
+    CHECK(h, !exists(d.marker)); /* created suspended, terminated before it ran */
+    sandbox_policy_free(p);
+    remove_dirs(&d);
+}
+
+static void test_pathext_runs_a_cmd_file_by_its_bare_name(struct sbx_harness *h)
+{
+    struct dirs d;
+    char tool[MAX_PATH], path[8192], old[8192];
+    const char *argv[] = {"sbxtool", NULL};
+    sandbox_policy *p = sandbox_policy_new();
+    sandbox_process proc;
+    sandbox_error err;
+    int status = -1;
+    HANDLE f;
+    DWORD n;
+    make_dirs(&d, "pathext");
+    snprintf(tool, sizeof tool, "%s\\sbxtool.cmd", d.extra);
+    f = CreateFileA(tool, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    CHECK(h, f != INVALID_HANDLE_VALUE);
+    WriteFile(f, "@exit /b 9\r\n", 12, &n, NULL);
+    CloseHandle(f);
+    n = GetEnvironmentVariableA("PATH", old, sizeof old);
+    snprintf(path, sizeof path, "%s;%s", d.extra, n < sizeof old ? old : "");
+    SetEnvironmentVariableA("PATH", path);
+    /* As npm is npm.cmd: the bare name runs the .cmd file. */
+    CHECK_INT(h, sandbox_spawn(p, argv, NULL, NULL, &proc, &err), SANDBOX_OK);
+    CHECK_INT(h, sandbox_wait(&proc, &status, &err), SANDBOX_OK);
+    CHECK_INT(h, status, 9);
+    /* Without .CMD in PATHEXT it is not found: the error names the lookup. */
+    SetEnvironmentVariableA("PATHEXT", ".COM;.EXE");
+    CHECK_INT(h, sandbox_spawn(p, argv, NULL, NULL, &proc, &err), SANDBOX_E_EXEC);
+    CHECK_INT(h, err.sys_errno, 2);
+    CHECK(h, strstr(err.message, "not found in PATH") != NULL);
+    SetEnvironmentVariableA("PATHEXT", NULL);
+    SetEnvironmentVariableA("PATH", old);
+    DeleteFileA(tool);
+    sandbox_policy_free(p);
+    remove_dirs(&d);
+}
+
+static int journal_dir_a(char *out, size_t size)
+{
+    char base[MAX_PATH];
+    DWORD n = GetEnvironmentVariableA("LOCALAPPDATA", base, sizeof base);
+    if (n == 0 || n >= sizeof base)
+        return 0;
+    snprintf(out, size, "%s\\libsandbox\\runs", base);
+    return 1;
+}
+
+static int count_journals(const char *dir)
+{
+    char pattern[MAX_PATH + 16];
+    WIN32_FIND_DATAA fd;
+    HANDLE f;
+    int n = 0;
+    snprintf(pattern, sizeof pattern, "%s\\*.journal", dir);
+    f = FindFirstFileA(pattern, &fd);
+    if (f == INVALID_HANDLE_VALUE)
+        return 0;
+    do
+        n++;
+    while (FindNextFileA(f, &fd));
+    FindClose(f);
+    return n;
+}
+
+static void test_stale_journal_is_swept_and_a_live_one_is_kept(struct sbx_harness *h)
+{
+    struct dirs d;
+    struct sbx_win_run run;
+    sandbox_error err;
+    char dir[MAX_PATH], stale[MAX_PATH + 64], live[MAX_PATH + 64], text[3 * MAX_PATH];
+    HANDLE f, held;
+    DWORD n;
+    int before;
+    if (!journal_dir_a(dir, sizeof dir)) {
+        printf("    no LOCALAPPDATA here\n");
+        return;
+    }
+    make_dirs(&d, "sweep");
+    /* A first run creates the directory; its own journal is gone after. */
+    run_with(&d, SANDBOX_NETWORK_DENY, "process", 1, &run, &err);
+    before = count_journals(dir);
+    snprintf(stale, sizeof stale, "%s\\libsandbox.test-stale.journal", dir);
+    snprintf(live, sizeof live, "%s\\libsandbox.test-live.journal", dir);
+    snprintf(text, sizeof text, "sbx-journal 1\nsid S-1-15-2-1-2-3-4-5-6-7\ngrant %s\ndeny %s\n",
+             d.proj, d.marker);
+    f = CreateFileA(stale, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    WriteFile(f, text, (DWORD)strlen(text), &n, NULL);
+    CloseHandle(f);
+    /* A run still alive holds its journal open, shared for reading only. */
+    held = CreateFileA(live, GENERIC_WRITE, FILE_SHARE_READ, NULL, CREATE_ALWAYS, 0, NULL);
+    WriteFile(held, text, (DWORD)strlen(text), &n, NULL);
+    CHECK_INT(h, count_journals(dir), before + 2);
+    run_with(&d, SANDBOX_NETWORK_DENY, "process", 1, &run, &err);
+    printf("    trace: %s\n", run.hooks.trace);
+    CHECK_INT(h, count_word(run.hooks.trace, "sweep"), 1);
+    CHECK(h, !exists(stale));
+    CHECK(h, exists(live));
+    CloseHandle(held);
+    DeleteFileA(live);
+    CHECK_INT(h, count_journals(dir), before);
+    remove_dirs(&d);
 }
 
 /* The launcher (argv[1]) refuses what it cannot enforce with 126. */
@@ -508,6 +711,9 @@ static void test_launcher_fails_closed_with_126(struct sbx_harness *h)
 int main(int argc, char **argv)
 {
     struct sbx_harness h = {0, 0, 0};
+    GetModuleFileNameA(NULL, g_self, sizeof g_self);
+    if (argc >= 3 && strcmp(argv[1], "--child") == 0)
+        return child_main(argc, argv);
     g_launcher = argc > 1 ? argv[1] : NULL;
     RUN(&h, test_failed_process_creation_revokes_every_grant);
     RUN(&h, test_failed_attribute_revokes_every_grant);
@@ -522,6 +728,10 @@ int main(int argc, char **argv)
     RUN(&h, test_plan_refuses_like_spawn_and_is_reusable);
     RUN(&h, test_denies_are_in_place_before_the_process_and_removed_after);
     RUN(&h, test_failed_deny_rolls_back_denies_and_grants);
+    RUN(&h, test_grandchild_dies_with_the_job);
+    RUN(&h, test_process_that_cannot_join_the_job_never_runs);
+    RUN(&h, test_pathext_runs_a_cmd_file_by_its_bare_name);
+    RUN(&h, test_stale_journal_is_swept_and_a_live_one_is_kept);
     RUN(&h, test_launcher_fails_closed_with_126);
     return sbx_harness_finish(&h);
 }

@@ -42,7 +42,7 @@ static void test_network_deny_attaches_no_capability(struct sbx_harness *h)
     CHECK_INT(h, plan.contained, 1);
     CHECK_INT(h, plan.n_caps, 0);
     CHECK_INT(h, plan.n_grants, 4);
-    CHECK_INT(h, plan.loopback_exempt, 1);
+    CHECK_INT(h, plan.loopback_wanted, 1);
     sbx_win_plan_free(&plan);
 }
 
