@@ -87,6 +87,24 @@ expect_status 0 "--explain --json --target macos --no-network exits 0" \
 check "--no-network alone leaves writes alone" '
 assert "(allow file-write* file-link file-clone)" in d["profile"] and d["params"] == {}'
 
+expect_status 0 "--explain --json --target macos --class offline exits 0" \
+  "$L" --explain --json --target macos --class offline --project "$proj" --workdir "$proj" -- true
+check "a class refuses every unix socket when it has no network" '
+p = d["profile"]
+assert "(deny default)" in p and "(allow network" not in p, p
+assert "com.apple.dnssd.service" not in d["mach_services"]'
+expect_status 0 "--explain --json --target macos --class build --internet-only exits 0" \
+  "$L" --explain --json --target macos --class build --internet-only --project "$proj" \
+  --workdir "$proj" -- true
+check "with the internet a class allows only the resolver's unix socket" '
+p = d["profile"]
+assert "(local unix-socket)" not in p, p
+assert "(allow network-outbound\n  (remote unix-socket (path-literal \"/var/run/mDNSResponder\"))" in p
+assert "com.apple.dnssd.service" in d["mach_services"]'
+expect_status 0 "--explain --target macos --class offline (text) exits 0" \
+  "$L" --explain --target macos --class offline --project "$proj" --workdir "$proj" -- true
+expect_output_has "unix sockets refused too" "the text says the class refuses unix sockets"
+
 # A hostile project path: quotes, parentheses, a newline, a backslash, a
 # semicolon, a regex-literal opener and a byte that is not UTF-8.
 bad=$(printf '/Users/me/x"))(allow default)\n;#"\\\xff')
