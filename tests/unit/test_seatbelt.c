@@ -764,6 +764,31 @@ static int fake_home_realpath(const char *path, char **out, sandbox_error *err)
     return sbx_macos_canon_textual(path, out, err);
 }
 
+/* A ~/ path the regex builder cannot render (non-ASCII) keeps its exact
+ * rules: the plan succeeds, nothing partial is left, and an ASCII sibling
+ * still gets its case-insensitive rule. */
+static void test_unrenderable_home_path_keeps_its_exact_rules(void **state)
+{
+    sandbox_policy *p = policy(SANDBOX_NETWORK_ALLOW, SANDBOX_FS_CONFINED, "/Users/me/proj");
+    sbx_seatbelt_plan plan;
+    (void)state;
+    assert_int_equal(setenv("HOME", "/Users/me", 1), 0);
+    assert_int_equal(sandbox_policy_add_protected(p, "~/caf\xc3\xa9", SANDBOX_PROTECT_ALL),
+                     SANDBOX_OK);
+    assert_int_equal(sandbox_policy_add_protected(p, "~/tok", SANDBOX_PROTECT_ALL), SANDBOX_OK);
+    plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+    assert_string_equal(param(&plan, "PROTECTED_0"), "/Users/me/caf\xc3\xa9");
+    assert_non_null(strstr(plan.profile, "(deny file-read* file-write* file-link file-clone\n"
+                                         "  (subpath (param \"PROTECTED_0\"))\n"
+                                         "  (subpath (param \"PROTECTED_1\"))\n"
+                                         "  (subpath (param \"PROTECTED_2\"))\n"
+                                         "  (require-all (subpath (param \"HOME_0\")) (regex "
+                                         "#\"^/[^/][^/]*/[^/][^/]*/[tT][oO][kK](/|$)\"))\n"));
+    assert_null(strstr(plan.profile, "\xc3"));
+    sbx_seatbelt_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
 static void test_home_paths_by_both_spellings_with_parents(void **state)
 {
     sandbox_policy *p = policy(SANDBOX_NETWORK_ALLOW, SANDBOX_FS_CONFINED, "/Users/me/proj");
@@ -1130,6 +1155,7 @@ int main(void)
         cmocka_unit_test(test_golden_default_protected_set),
         cmocka_unit_test(test_protection_is_rendered_in_every_mode),
         cmocka_unit_test(test_home_paths_by_both_spellings_with_parents),
+        cmocka_unit_test(test_unrenderable_home_path_keeps_its_exact_rules),
         cmocka_unit_test(test_name_regex_shapes),
         cmocka_unit_test(test_name_regex_refuses_hostile_patterns),
         cmocka_unit_test(test_unrenderable_pattern_fails_the_plan),
