@@ -545,6 +545,7 @@ static void render_writes(sbx_buf *b, const sbx_resolved *r, const sbx_seatbelt_
 static const char *const never_services[] = {
     /* LaunchServices: open, lsopen, an app started outside the sandbox */
     "com.apple.coreservices.launchservicesd",
+    "com.apple.CoreServices.coreservicesd",
     /* Apple events: osascript or a copy of it drives other apps */
     "com.apple.coreservices.appleevents",
     /* launchd job submission beyond job-creation: SMJobSubmit, login items */
@@ -560,6 +561,8 @@ static const char *const never_prefixes[] = {
     "com.apple.securityd",
     "com.apple.security.",
     "com.apple.ctkd.",
+    /* accessibility: another app's UI driven like Apple events */
+    "com.apple.axserver",
 };
 
 static void render_never(sbx_buf *b, const sbx_resolved *r)

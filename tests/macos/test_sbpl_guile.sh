@@ -61,6 +61,8 @@ escapes() {
 (expect deny appleevent-send "com.apple.Terminal")
 (expect deny mach-lookup "com.apple.coreservices.launchservicesd")
 (expect deny mach-lookup "com.apple.lsd.mapdb")
+(expect deny mach-lookup "com.apple.CoreServices.coreservicesd")
+(expect deny mach-lookup "com.apple.axserver")
 (expect deny mach-lookup "com.apple.coreservices.appleevents")
 (expect deny mach-lookup "com.apple.xpc.smd")
 (expect deny mach-lookup "com.apple.SecurityServer")

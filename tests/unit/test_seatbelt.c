@@ -163,6 +163,7 @@ static const char *param(const sbx_seatbelt_plan *plan, const char *key)
     "; nor the services behind them, the keychain, or the pasteboard\n"            \
     "(deny mach-lookup\n"                                                           \
     "  (global-name \"com.apple.coreservices.launchservicesd\")\n"                  \
+    "  (global-name \"com.apple.CoreServices.coreservicesd\")\n"                    \
     "  (global-name \"com.apple.coreservices.appleevents\")\n"                      \
     "  (global-name \"com.apple.xpc.smd\")\n"                                       \
     "  (global-name \"com.apple.backgroundtaskmanagementagent\")\n"                 \
@@ -172,7 +173,8 @@ static const char *param(const sbx_seatbelt_plan *plan, const char *key)
     "  (global-name-prefix \"com.apple.lsd.\")\n"                                   \
     "  (global-name-prefix \"com.apple.securityd\")\n"                              \
     "  (global-name-prefix \"com.apple.security.\")\n"                              \
-    "  (global-name-prefix \"com.apple.ctkd.\")"
+    "  (global-name-prefix \"com.apple.ctkd.\")\n"                                 \
+    "  (global-name-prefix \"com.apple.axserver\")"
 
 /* Without a network grant the resolver's Mach door is named too. */
 #define NEVER_NO_NET NEVER_HEAD "\n  (global-name \"com.apple.dnssd.service\"))\n"
