@@ -33,6 +33,7 @@ struct sandbox_policy {
     char **add_dirs;
     size_t n_add_dirs;
     int klass;           /* enum sandbox_class; 0 (project) by default */
+    int class_chosen;    /* 1 once sandbox_policy_set_class() was called */
     int writable_caches; /* 1: the per-user cache directories are writable roots */
     int scan_hardlinks;  /* 1: the facade runs the hard-link scan before applying */
     char *output_dir;    /* media: the one output folder; NULL when unset */
@@ -87,6 +88,7 @@ typedef struct sbx_resolved {
     struct sbx_root *roots; /* the writable roots, deduplicated, in a fixed order */
     size_t n_roots;
     int klass;              /* enum sandbox_class */
+    int class_chosen;       /* 1 when a class was chosen, not just the default */
     /* Programs no command may exec, in any class or mode (spec: never-allowed
      * tools). Static storage, not freed. Filled for macOS, where Seatbelt
      * renders (deny process-exec (literal ...)) for each; empty for Linux,

@@ -72,6 +72,7 @@ sandbox_policy *sbx_policy_copy(const sandbox_policy *p)
     c->filesystem = p->filesystem;
     c->deny_action = p->deny_action;
     c->klass = p->klass;
+    c->class_chosen = p->class_chosen;
     c->writable_caches = p->writable_caches;
     c->scan_hardlinks = p->scan_hardlinks;
     rc = copy_string(&c->project_root, p->project_root);
@@ -205,6 +206,7 @@ int sandbox_policy_set_class(sandbox_policy *p, int klass)
     if (!p || klass < SANDBOX_CLASS_PROJECT || klass > SANDBOX_CLASS_TOOL_SERVER)
         return SANDBOX_E_INVALID;
     p->klass = klass;
+    p->class_chosen = 1;
     /* A class only means something when writes are confined; read-only is
      * stricter than every class and stays. */
     if (p->filesystem != SANDBOX_FS_READ_ONLY)
@@ -480,6 +482,7 @@ int sbx_resolve(const sandbox_policy *p, int target, sbx_resolved *r, sandbox_er
     r->filesystem = p->filesystem;
     r->deny_action = p->deny_action;
     r->klass = p->klass;
+    r->class_chosen = p->class_chosen;
     /* Read-only forbids every socket, and offline and media never have
      * network, so the network dimension follows. */
     r->network = sbx_effective_network(p);

@@ -9,6 +9,7 @@
 #include "seatbelt.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -46,24 +47,138 @@ static void capability(sandbox_capability *c, int available, const char *yes, co
     snprintf(c->detail, sizeof c->detail, "%s", available ? yes : no);
 }
 
+/* Whether this macOS accepts the plan's profile: sandbox-exec is run with
+ * the same profile and parameters on /usr/bin/true. An operation or filter
+ * this release does not know makes sandbox-exec exit 65 before the command
+ * starts, which a caller would take for the command's own status; checked
+ * first, a rejected profile is an error (exit 126) instead. The cost is one
+ * short process per confined command. Returns SANDBOX_OK, or an error with
+ * sandbox-exec's first line of complaint. */
+static int profile_accepted(const sbx_seatbelt_plan *plan, sandbox_error *err)
+{
+    size_t n = 3 + 2 * plan->n_params + 1, i, len = 0;
+    char **argv = calloc(n + 2, sizeof *argv);
+    char why[256];
+    posix_spawn_file_actions_t fa;
+    int pipefd[2], rc, status = 0;
+    pid_t pid;
+    ssize_t got;
+
+    if (!argv)
+        return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while checking the profile");
+    for (i = 0; i < n; i++)
+        argv[i] = plan->argv[i]; /* sandbox-exec -p PROFILE [-D K=V]... -- */
+    argv[n] = "/usr/bin/true";
+    if (pipe(pipefd) != 0) {
+        free(argv);
+        return sbx_fail(err, SANDBOX_E_SYSTEM, errno, "cannot check the profile: pipe: %s",
+                        strerror(errno));
+    }
+    rc = posix_spawn_file_actions_init(&fa);
+    if (!rc)
+        rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (!rc)
+        rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    if (!rc)
+        rc = posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+    if (!rc)
+        rc = posix_spawn_file_actions_addclose(&fa, pipefd[0]);
+    if (!rc)
+        rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(pipefd[1]);
+    free(argv);
+    if (rc) {
+        close(pipefd[0]);
+        return sbx_fail(err, SANDBOX_E_EXEC, rc, "cannot run %s to check the profile: %s",
+                        SBX_SANDBOX_EXEC, strerror(rc));
+    }
+    while (len < sizeof why - 1 &&
+           ((got = read(pipefd[0], why + len, sizeof why - 1 - len)) > 0 ||
+            (got < 0 && errno == EINTR)))
+        if (got > 0)
+            len += (size_t)got;
+    close(pipefd[0]);
+    why[len] = '\0';
+    why[strcspn(why, "\n")] = '\0';
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return SANDBOX_OK;
+    return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0,
+                    "this macOS rejects the Seatbelt profile (sandbox-exec exit %d: %s); "
+                    "refusing to run the command unconfined",
+                    WIFEXITED(status) ? WEXITSTATUS(status) : -1, why[0] ? why : "no message");
+}
+
+/* --self-test: compile the profile of one mode, as enforcing would. */
+static int mode_accepted(int network, int fs, int klass, int protect, char *why, size_t why_len)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    sandbox_error err;
+    sbx_resolved r;
+    sbx_seatbelt_plan plan;
+    int rc = p ? SANDBOX_OK : SANDBOX_E_NOMEM;
+    static const char *const none[] = {NULL};
+
+    memset(&err, 0, sizeof err);
+    if (rc == SANDBOX_OK)
+        rc = sandbox_policy_set_network(p, network);
+    if (rc == SANDBOX_OK)
+        rc = sandbox_policy_set_filesystem(p, fs);
+    if (rc == SANDBOX_OK && klass >= 0)
+        rc = sandbox_policy_set_class(p, klass);
+    if (rc == SANDBOX_OK && protect)
+        rc = sandbox_policy_protect_defaults(p);
+    if (rc == SANDBOX_OK)
+        rc = sbx_resolve(p, SANDBOX_TARGET_MACOS, &r, &err);
+    if (rc == SANDBOX_OK) {
+        rc = sbx_seatbelt_plan_build(&r, none, sbx_macos_canon_host, &plan, &err);
+        sbx_resolved_free(&r);
+        if (rc == SANDBOX_OK) {
+            rc = profile_accepted(&plan, &err);
+            sbx_seatbelt_plan_free(&plan);
+        }
+    }
+    sandbox_policy_free(p);
+    snprintf(why, why_len, "%s", rc == SANDBOX_OK ? "" : err.message[0] ? err.message : "error");
+    return rc == SANDBOX_OK;
+}
+
+/* Mark a capability unavailable when its profile does not compile here. */
+static void require_profile(sandbox_capability *c, const char *mode, int network, int fs, int klass,
+                            int protect)
+{
+    char why[200];
+    if (!c->available || mode_accepted(network, fs, klass, protect, why, sizeof why))
+        return;
+    c->available = 0;
+    snprintf(c->detail, sizeof c->detail, "the %s profile is rejected by this macOS: %s", mode,
+             why);
+}
+
 void sbx_backend_self_test(sandbox_report *report)
 {
     int ok = have_sandbox_exec();
     const char *missing = SBX_SANDBOX_EXEC " is missing: nothing can be confined on this Mac";
     strcpy(report->platform, "macos");
     capability(&report->network, ok,
-               "allow-default profile with (deny network*); local AF_UNIX spared, DNS refused; "
-               "a refused connection fails with EPERM", missing);
+               "deny-default profile: no IP, DNS refused by socket and by "
+               "com.apple.dnssd.service, local AF_UNIX spared (not under a class); launchd "
+               "jobs, LaunchServices, Apple events and the keychain refused; EPERM", missing);
     capability(&report->filesystem, ok,
-               "deny file-write* outside the writable roots, each matched on its literal and "
-               "canonical (realpath) path; refused writes fail with EPERM", missing);
+               "deny-default profile: writes only beneath the writable roots and the user "
+               "cache beside TMPDIR, each by its literal and canonical (realpath) path; "
+               "refused writes fail with EPERM", missing);
     capability(&report->read_only, ok,
                "fixed deny-default profile: reads, exec, sysctl reads, own-process info and "
-               "signals, /dev/null, /dev/zero and the terminal, opendirectoryd and cfprefsd only",
+               "signals, /dev/null, /dev/zero, own descriptors and the terminal, opendirectoryd "
+               "and cfprefsd only",
                missing);
     capability(&report->internet_only, ok,
-               "outbound IP allowed, loopback refused, nothing may listen; the Mac's own "
-               "non-loopback addresses stay reachable (Seatbelt names only * or localhost)",
+               "outbound IP allowed, localhost refused, nothing may listen; 0.0.0.0, other "
+               "127/8 spellings, v4-mapped loopback and the Mac's LAN address cannot be named "
+               "(Seatbelt names only * or localhost)",
                missing);
     /* Same door as everything else: the deny rules are part of the profile
      * sandbox-exec installs, so they are available exactly when it exists. */
@@ -73,6 +188,22 @@ void sbx_backend_self_test(sandbox_report *report)
                "spelling; not covered: "
                SBX_MACOS_PROTECT_GAPS,
                missing);
+    /* Every profile once, compiled by this macOS: an operation or filter it
+     * does not know would otherwise surface only when a command runs. */
+    require_profile(&report->network, "--no-network", SANDBOX_NETWORK_DENY,
+                    SANDBOX_FS_UNRESTRICTED, -1, 0);
+    require_profile(&report->filesystem, "--confine-fs", SANDBOX_NETWORK_ALLOW,
+                    SANDBOX_FS_CONFINED, -1, 0);
+    require_profile(&report->filesystem, "--sandbox", SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED,
+                    -1, 0);
+    require_profile(&report->network, "--class offline", SANDBOX_NETWORK_DENY,
+                    SANDBOX_FS_CONFINED, SANDBOX_CLASS_OFFLINE, 0);
+    require_profile(&report->read_only, "--read-only", SANDBOX_NETWORK_DENY, SANDBOX_FS_READ_ONLY,
+                    -1, 0);
+    require_profile(&report->internet_only, "--internet-only", SANDBOX_NETWORK_INTERNET_ONLY,
+                    SANDBOX_FS_CONFINED, SANDBOX_CLASS_BUILD, 0);
+    require_profile(&report->protected_paths, "--protect-secrets", SANDBOX_NETWORK_DENY,
+                    SANDBOX_FS_CONFINED, -1, 1);
 }
 
 /* Without sandbox-exec nothing can be confined: refuse. */
@@ -99,6 +230,8 @@ static int plan_for(const sandbox_policy *policy, const char *const argv[],
         return rc;
     rc = sbx_seatbelt_plan_build(&r, argv, sbx_macos_canon_host, plan, err);
     sbx_resolved_free(&r);
+    if (rc == SANDBOX_OK && (rc = profile_accepted(plan, err)) != SANDBOX_OK)
+        sbx_seatbelt_plan_free(plan);
     return rc;
 }
 
@@ -159,6 +292,8 @@ int sbx_backend_spawn(const sandbox_plan *splan, const char *const argv[],
         if (rc == SANDBOX_OK)
             rc = sbx_seatbelt_plan_build(&splan->resolved, argv, sbx_macos_canon_host, &plan,
                                          error);
+        if (rc == SANDBOX_OK && (rc = profile_accepted(&plan, error)) != SANDBOX_OK)
+            sbx_seatbelt_plan_free(&plan);
         if (rc != SANDBOX_OK)
             return rc;
     }

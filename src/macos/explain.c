@@ -23,14 +23,20 @@ static const char *fs_name(int f)
     }
 }
 
+/* Enough for the table in seatbelt.c; a longer list would be cut, never overrun. */
+#define MAX_MACH 32
+
 static void explain_json(const sbx_resolved *r, const sbx_seatbelt_plan *p, sbx_buf *out)
 {
-    size_t i;
+    const char *mach[MAX_MACH];
+    size_t i, n_mach = sbx_seatbelt_mach_services(r, mach, MAX_MACH);
+    if (n_mach > MAX_MACH)
+        n_mach = MAX_MACH;
     sbx_buf_add(out, "{\"target\":\"macos\",\"mechanism\":\"seatbelt\",\"sandbox_exec\":");
     sbx_buf_json_str(out, SBX_SANDBOX_EXEC);
     sbx_buf_printf(out, ",\"network\":\"%s\",\"filesystem\":\"%s\",\"profile_kind\":\"%s\"",
                    network_name(r->network), fs_name(r->filesystem),
-                   r->filesystem == SANDBOX_FS_READ_ONLY ? "deny-default" : "allow-default");
+                   "deny-default");
     sbx_buf_add(out, ",\"working_dir\":");
     sbx_buf_json_str(out, r->working_dir);
     sbx_buf_add(out, ",\"project_root\":");
@@ -44,6 +50,12 @@ static void explain_json(const sbx_resolved *r, const sbx_seatbelt_plan *p, sbx_
         sbx_buf_add(out, ",\"canonical\":");
         sbx_buf_json_str(out, p->roots[i].canonical);
         sbx_buf_add(out, "}");
+    }
+    sbx_buf_add(out, "],\"mach_services\":[");
+    for (i = 0; i < n_mach; i++) {
+        if (i)
+            sbx_buf_add(out, ",");
+        sbx_buf_json_str(out, mach[i]);
     }
     sbx_buf_add(out, "],\"protected_paths\":");
     sbx_protect_explain(r, SBX_MACOS_PROTECT_MECHANISM, SBX_MACOS_PROTECT_GAPS, 1, out);
@@ -68,12 +80,18 @@ static void explain_json(const sbx_resolved *r, const sbx_seatbelt_plan *p, sbx_
 
 static void explain_text(const sbx_resolved *r, const sbx_seatbelt_plan *p, sbx_buf *out)
 {
-    size_t i;
+    const char *mach[MAX_MACH];
+    size_t i, n_mach = sbx_seatbelt_mach_services(r, mach, MAX_MACH);
+    if (n_mach > MAX_MACH)
+        n_mach = MAX_MACH;
     sbx_buf_printf(out, "target:      macos (Seatbelt through %s)\n", SBX_SANDBOX_EXEC);
     sbx_buf_printf(out, "network:     %s%s\n", network_name(r->network),
                    r->filesystem == SANDBOX_FS_READ_ONLY ? " (every socket, unix included)"
-                   : r->network == SANDBOX_NETWORK_DENY  ? " (local AF_UNIX spared)"
-                                                         : "");
+                   : r->class_chosen ? (r->network == SANDBOX_NETWORK_DENY
+                                            ? " (unix sockets refused too: the class)"
+                                            : " (unix sockets: only the resolver's)")
+                   : r->network == SANDBOX_NETWORK_DENY ? " (local AF_UNIX spared, DNS refused)"
+                                                        : "");
     sbx_buf_printf(out, "filesystem:  %s\n", fs_name(r->filesystem));
     sbx_buf_add(out, "working dir: ");
     sbx_buf_json_str(out, r->working_dir);
@@ -87,6 +105,10 @@ static void explain_text(const sbx_resolved *r, const sbx_seatbelt_plan *p, sbx_
         sbx_buf_json_str(out, p->roots[i].canonical);
         sbx_buf_add(out, "\n");
     }
+    sbx_buf_add(out, "profile:     deny-default; launchd jobs, LaunchServices, Apple events and "
+                     "the keychain services refused\nmach services allowed:\n");
+    for (i = 0; i < n_mach; i++)
+        sbx_buf_printf(out, "  %s\n", mach[i]);
     sbx_protect_explain(r, SBX_MACOS_PROTECT_MECHANISM, SBX_MACOS_PROTECT_GAPS, 0, out);
     sbx_buf_add(out, "parameters (-D):\n");
     if (p->n_params == 0)

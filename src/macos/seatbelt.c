@@ -1,13 +1,16 @@
 /* The portable Seatbelt renderer: sbx_resolved -> SBPL profile, -D parameters
  * and the sandbox-exec argv. No system calls except realpath(3) on macOS.
  *
- * The profile is assembled from sections, in this fixed order, because in
- * SBPL the last matching rule wins:
- *   1. base         (allow default), or the fixed deny-default read-only list
- *   2. network      what the network mode takes away (allow-default only)
- *   3. writes       deny file-write*, then allow it beneath every root
- *   4. deny-exec    tools that are never run (spec 004)
- *   5. protected    denials that must beat every allowance above (spec 003)
+ * Every mode is deny-default (docs/macos.md). The profile is assembled from
+ * sections, in this fixed order, because in SBPL the last matching rule wins:
+ *   1. base         (deny default), then what every mode allows (spec 000's
+ *                   read-only list) and the Mach services of the mode
+ *   2. toolchain    what ordinary tools need beyond that (not read-only)
+ *   3. network      what the network mode grants (not read-only)
+ *   4. writes       everywhere, or beneath every root (not read-only)
+ *   5. never        launchd jobs, LaunchServices, Apple events, keychain
+ *   6. deny-exec    tools that are never run (spec 004)
+ *   7. protected    denials that must beat every allowance above (spec 003)
  * A new network mode is one more case in render_network(); protected paths
  * are the rules of render_protected(), after everything they override. */
 #define _XOPEN_SOURCE 700 /* POSIX.1-2008 with XSI: realpath(path, NULL) */
@@ -64,7 +67,12 @@ static int only_stars(const unsigned char *start, const unsigned char *p)
     return *q == '\0' || *q == '/' || *q == '\\';
 }
 
-int sbx_sbpl_name_regex(sbx_buf *b, const char *pattern)
+/* The builder. depth < 0: the components anywhere ("/C1/C2(/|$)"); depth
+ * >= 0: exactly `depth` components below the root come first
+ * ("^/[^/]+/[^/]+/C1(/|$)" for 2), which pins a pattern to the level
+ * beneath a home directory without the home's text. `leaf`: the name must
+ * be the last component ("$" instead of "(/|$)"), for programs. */
+static int name_regex_at(sbx_buf *b, const char *pattern, int depth, int leaf)
 {
     const unsigned char *p;
     size_t mark = b->len;
@@ -81,7 +89,10 @@ int sbx_sbpl_name_regex(sbx_buf *b, const char *pattern)
         if (*p >= 0x80 || !strchr(regex_punct, *p) || *p == '\0')
             return SANDBOX_E_INVALID;
     }
-    sbx_buf_add(b, "#\"/");
+    sbx_buf_add(b, depth < 0 ? "#\"" : "#\"^");
+    for (; depth > 0; depth--)
+        sbx_buf_add(b, "/[^/][^/]*");
+    sbx_buf_add(b, "/");
     for (p = (const unsigned char *)pattern; *p; p++) {
         char one[5];
         if (*p == '/' || *p == '\\') {
@@ -118,12 +129,17 @@ int sbx_sbpl_name_regex(sbx_buf *b, const char *pattern)
         }
     }
     /* The name itself and everything beneath it. */
-    sbx_buf_add(b, "(/|$)\"");
+    sbx_buf_add(b, leaf ? "$\"" : "(/|$)\"");
     if (b->oom) {
         b->len = mark;
         return SANDBOX_E_NOMEM;
     }
     return SANDBOX_OK;
+}
+
+int sbx_sbpl_name_regex(sbx_buf *b, const char *pattern)
+{
+    return name_regex_at(b, pattern, -1, 0);
 }
 
 /* Our own constants go through the escaper too, so there is exactly one way a
@@ -280,96 +296,297 @@ static size_t add_param_filters(sbx_buf *b, const sbx_seatbelt_plan *plan, int r
 
 /* ---- profile sections ---- */
 
-/* The macOS read-only mode (spec 000): deny by default, because with Mach IPC
- * a command can change state through a daemon without writing a file itself.
- * Exactly these allowances, nothing else. */
-static void render_read_only_base(sbx_buf *b)
+/* Every mode starts from (deny default): with Mach IPC a command can change
+ * state through a daemon without writing a file itself (launchd jobs,
+ * LaunchServices, Apple events, the keychain), so an allow-default profile
+ * cannot keep any promise beyond files and sockets (spec 003, 004). */
+
+/* The Mach services a profile may look up, and when. Rendered from this one
+ * table and listed by --explain, so the two cannot disagree. */
+enum mach_when {
+    MACH_ALWAYS,    /* every mode, read-only included (spec 000's two services) */
+    MACH_TOOLCHAIN, /* every mode but read-only */
+    MACH_NETWORK,   /* the network is granted (allow or internet-only) */
+    MACH_FULL_NET   /* the network is not restricted at all */
+};
+
+static const struct sbx_mach_service {
+    const char *name;
+    int when; /* enum mach_when */
+} mach_services[] = {
+    /* getpwuid, getgrgid, group membership: whoami, id, ssh, git */
+    {"com.apple.system.opendirectoryd.libinfo", MACH_ALWAYS},
+    {"com.apple.system.opendirectoryd.membership", MACH_ALWAYS},
+    /* preference reads; cfprefsd refuses writes without user-preference-write */
+    {"com.apple.cfprefsd.daemon", MACH_ALWAYS},
+    {"com.apple.cfprefsd.agent", MACH_ALWAYS},
+    /* os_log and asl: a tool that logs must not fail for it */
+    {"com.apple.logd", MACH_TOOLCHAIN},
+    {"com.apple.system.logger", MACH_TOOLCHAIN},
+    /* notify(3): libc and CoreFoundation wait on time-zone and config changes */
+    {"com.apple.system.notification_center", MACH_TOOLCHAIN},
+    /* confstr(_CS_DARWIN_USER_{TEMP,CACHE}_DIR) asks dirhelper for the paths */
+    {"com.apple.bsd.dirhelper", MACH_TOOLCHAIN},
+    /* DNS by the resolver's Mach door, only when the network is granted */
+    {"com.apple.dnssd.service", MACH_NETWORK},
+    {"com.apple.SystemConfiguration.DNSConfiguration", MACH_NETWORK},
+    {"com.apple.SystemConfiguration.configd", MACH_NETWORK},
+    /* TLS certificate evaluation (Security.framework's SecTrust: Go, Swift) */
+    {"com.apple.trustd.agent", MACH_NETWORK},
+    {"com.apple.ocspd", MACH_NETWORK},
+    /* Network.framework's path evaluation (URLSession); it connects for the
+     * caller, so only when no address filter has to hold */
+    {"com.apple.networkd", MACH_FULL_NET},
+};
+
+static int network_granted(const sbx_resolved *r)
+{
+    return r->filesystem != SANDBOX_FS_READ_ONLY && r->network != SANDBOX_NETWORK_DENY;
+}
+
+static int mach_allowed(const sbx_resolved *r, int when)
+{
+    switch (when) {
+    case MACH_ALWAYS: return 1;
+    case MACH_TOOLCHAIN: return r->filesystem != SANDBOX_FS_READ_ONLY;
+    case MACH_NETWORK: return network_granted(r);
+    default: return network_granted(r) && r->network == SANDBOX_NETWORK_ALLOW;
+    }
+}
+
+size_t sbx_seatbelt_mach_services(const sbx_resolved *r, const char **out, size_t cap)
+{
+    size_t i, n = 0;
+    for (i = 0; i < sizeof mach_services / sizeof mach_services[0]; i++) {
+        if (!mach_allowed(r, mach_services[i].when))
+            continue;
+        if (n < cap)
+            out[n] = mach_services[i].name;
+        n++;
+    }
+    return n;
+}
+
+static void render_mach(sbx_buf *b, const sbx_resolved *r)
+{
+    size_t i;
+    sbx_buf_add(b, "; Mach services: user and group lookups, preference reads; with writes,\n"
+                   "; logging, notifications and dirhelper; with a network grant, DNS and TLS\n"
+                   "(allow mach-lookup");
+    for (i = 0; i < sizeof mach_services / sizeof mach_services[0]; i++) {
+        if (!mach_allowed(r, mach_services[i].when))
+            continue;
+        sbx_buf_add(b, "\n  (global-name ");
+        add_literal(b, mach_services[i].name);
+        sbx_buf_add(b, ")");
+    }
+    sbx_buf_add(b, ")\n(allow user-preference-read)\n");
+}
+
+/* The terminal's names: the controlling terminal and the pseudo-terminals. */
+static void add_tty_filters(sbx_buf *b)
+{
+    sbx_buf_add(b, "\n  (literal ");
+    add_literal(b, "/dev/tty");
+    sbx_buf_add(b, ")\n  (regex #\"^/dev/ttys[0-9]+$\")");
+}
+
+/* What every mode allows, read-only included: spec 000's read-only list. */
+static void render_base(sbx_buf *b, const sbx_resolved *r)
 {
     sbx_buf_add(b, "(deny default)\n");
     sbx_buf_add(b, "; running programs; children inherit this profile\n"
                    "(allow process-exec* process-fork)\n"
+                   "; dyld maps every library a program links\n"
                    "(allow file-map-executable)\n");
-    sbx_buf_add(b, "; every file read\n(allow file-read*)\n");
-    sbx_buf_add(b, "; sysctl reads (no sysctl-write)\n(allow sysctl-read)\n");
+    sbx_buf_add(b, "; every file read (protected paths are taken away last)\n(allow file-read*)\n");
+    sbx_buf_add(b, "; sysctl reads: CPU count, OS version, kern.proc for ps\n(allow sysctl-read)\n");
+    /* Outside the sandbox nothing may be signalled, traced or inspected:
+     * other apps' processes are spec 004's "never". */
     sbx_buf_add(b, "; process information and signals, only within this sandbox\n"
                    "(allow process-info* (target same-sandbox))\n"
                    "(allow signal (target same-sandbox))\n");
     /* file-write-data, not file-write*: the devices can be written, but not
-     * created, unlinked, renamed, chmod'ed or given extended attributes. */
-    sbx_buf_add(b, "; writes only to the discard devices and the terminal\n(allow file-write-data\n  (literal ");
+     * created, unlinked, renamed, chmod'ed or given extended attributes. The
+     * /dev/fd names reopen a descriptor the command already holds. */
+    sbx_buf_add(b, "; writes to the discard devices, the terminal and the command's own\n"
+                   "; descriptors\n(allow file-write-data\n  (literal ");
     add_literal(b, "/dev/null");
     sbx_buf_add(b, ")\n  (literal ");
     add_literal(b, "/dev/zero");
     sbx_buf_add(b, ")\n  (literal ");
-    add_literal(b, "/dev/tty");
-    sbx_buf_add(b, ")\n  (regex #\"^/dev/ttys[0-9]+$\"))\n");
-    /* Two daemons: opendirectoryd answers user and group lookups (getpwuid,
-     * getgrgid, group membership) and cfprefsd serves preferences; cfprefsd
-     * refuses writes from a sandbox without user-preference-write, which the
-     * default denies. Every other Mach service stays refused. */
-    sbx_buf_add(b, "; user and group lookups, and preference reads\n(allow mach-lookup\n  (global-name ");
-    add_literal(b, "com.apple.system.opendirectoryd.libinfo");
-    sbx_buf_add(b, ")\n  (global-name ");
-    add_literal(b, "com.apple.system.opendirectoryd.membership");
-    sbx_buf_add(b, ")\n  (global-name ");
-    add_literal(b, "com.apple.cfprefsd.daemon");
-    sbx_buf_add(b, ")\n  (global-name ");
-    add_literal(b, "com.apple.cfprefsd.agent");
-    sbx_buf_add(b, "))\n(allow user-preference-read)\n");
+    add_literal(b, "/dev/stdout");
+    sbx_buf_add(b, ")\n  (literal ");
+    add_literal(b, "/dev/stderr");
+    sbx_buf_add(b, ")\n  (regex #\"^/dev/fd/[0-9]+$\")");
+    add_tty_filters(b);
+    sbx_buf_add(b, ")\n");
+    render_mach(b, r);
 }
 
+/* What an ordinary toolchain needs beyond spec 000's read-only list; every
+ * mode but read-only, which refuses IPC and ioctls (spec 000). */
+static void render_toolchain(sbx_buf *b)
+{
+    /* isatty() is an ioctl (TIOCGETA): without it tools lose colour and
+     * line editing. It also allows TIOCSTI on the controlling terminal
+     * (docs/macos.md, known limits). */
+    sbx_buf_add(b, "; terminal ioctls, so isatty() and line editing work\n(allow file-ioctl");
+    add_tty_filters(b);
+    sbx_buf_add(b, "\n  (literal ");
+    add_literal(b, "/dev/ptmx");
+    sbx_buf_add(b, "))\n");
+    sbx_buf_add(b, "; new pseudo-terminals (script, expect, test runners)\n(allow pseudo-tty)\n");
+    sbx_buf_add(b, "; dyld registers USDT probes (node, python, ruby) through dtracehelper\n"
+                   "(allow file-ioctl file-write-data (literal ");
+    add_literal(b, "/dev/dtracehelper");
+    sbx_buf_add(b, "))\n");
+    sbx_buf_add(b, "; host_processor_info(): Node's os.cpus(), make -j, build tools\n"
+                   "(allow mach-host*)\n");
+    /* POSIX semaphore and shm names are global: Seatbelt cannot scope them to
+     * this sandbox (docs/macos.md). */
+    sbx_buf_add(b, "; POSIX semaphores and shared memory: Python multiprocessing, compilers\n"
+                   "(allow ipc-posix-sem ipc-posix-shm)\n");
+    sbx_buf_add(b, "; the JVM reads its CPU type through a sysctl that counts as a write\n"
+                   "(allow sysctl-write (sysctl-name ");
+    add_literal(b, "kern.grade_cputype");
+    sbx_buf_add(b, "))\n");
+}
+
+/* The resolver's unix socket, under both spellings of /var. */
+static void add_dns_socket_filters(sbx_buf *b)
+{
+    sbx_buf_add(b, "\n  (remote unix-socket (path-literal ");
+    add_literal(b, "/var/run/mDNSResponder");
+    sbx_buf_add(b, "))\n  (remote unix-socket (path-literal ");
+    add_literal(b, "/private/var/run/mDNSResponder");
+    sbx_buf_add(b, "))");
+}
+
+/* AF_UNIX is spared when no class is chosen (spec 000: ssh-agent, language
+ * servers, a database's local socket); under a class only the resolver's
+ * socket, and that only with a network grant (spec 004). */
 static int render_network(sbx_buf *b, const sbx_resolved *r, sandbox_error *err)
 {
+    int spare_unix = !r->class_chosen;
     switch (r->network) {
     case SANDBOX_NETWORK_ALLOW:
-        return SANDBOX_OK;
+        sbx_buf_add(b, "; network: not restricted\n(allow network* system-socket)\n");
+        if (!spare_unix)
+            sbx_buf_add(b, "; the class refuses unix sockets but the resolver's\n"
+                           "(deny network* (local unix-socket) (remote unix-socket))\n");
+        break;
     case SANDBOX_NETWORK_DENY:
-        /* Every network operation is refused, then local AF_UNIX sockets are
-         * given back (later rules win): nscd-like helpers, ssh-agent, a
-         * language server keep working, the internet does not. */
-        sbx_buf_add(b, "; network: no internet or other remote socket; local AF_UNIX is spared\n"
-                       "(deny network*)\n"
-                       "(allow network* (local unix-socket) (remote unix-socket))\n");
-        /* ...except the DNS daemon's socket: with no network a name lookup
-         * has no use, but a query still leaves the machine and can carry
-         * data out (DNS exfiltration). */
-        sbx_buf_add(b, "; except DNS, which would carry data out through the resolver\n"
-                       "(deny network-outbound\n  (remote unix-socket (path-literal ");
-        add_literal(b, "/var/run/mDNSResponder");
-        sbx_buf_add(b, "))\n  (remote unix-socket (path-literal ");
-        add_literal(b, "/private/var/run/mDNSResponder");
-        sbx_buf_add(b, ")))\n");
-        return SANDBOX_OK;
+        if (spare_unix)
+            sbx_buf_add(b, "; network: no IP; local AF_UNIX is spared\n"
+                           "(allow network* (local unix-socket) (remote unix-socket))\n");
+        else
+            sbx_buf_add(b, "; network: none, unix sockets included (the class)\n");
+        break;
     case SANDBOX_NETWORK_INTERNET_ONLY:
-        /* Spec 004: the internet yes, this machine no. Outbound IP is given
-         * back, then loopback is taken away again (later rules win); binding
-         * and inbound stay refused, so nothing here can serve the LAN.
-         * Seatbelt's address filters name only "*" or "localhost", so the
-         * Mac's other own addresses (its LAN address) cannot be refused by
-         * the profile: docs/macos.md says so, and so does self-test. */
-        sbx_buf_add(b, "; network: the internet only; loopback is refused, nothing may listen\n"
-                       "(deny network*)\n"
-                       "(allow network* (local unix-socket) (remote unix-socket))\n"
-                       "(allow network-outbound (remote ip \"*:*\"))\n"
+        /* Spec 004: the internet yes, this machine no. Seatbelt's address
+         * filters name only "*" or "localhost" as the host, so 0.0.0.0,
+         * the rest of 127.0.0.0/8, ::ffff:127.0.0.1 and the Mac's own LAN
+         * address cannot be named here (docs/macos.md, self-test). */
+        sbx_buf_add(b, "; network: the internet only; loopback is refused, nothing may listen\n");
+        if (spare_unix)
+            sbx_buf_add(b, "(allow network* (local unix-socket) (remote unix-socket))\n");
+        sbx_buf_add(b, "(allow network-outbound (remote ip \"*:*\"))\n"
                        "(deny network-outbound (remote ip \"localhost:*\"))\n");
-        return SANDBOX_OK;
+        break;
     default:
         return sbx_fail(err, SANDBOX_E_INVALID, 0, "unknown network setting %d", r->network);
     }
+    if (network_granted(r) && !spare_unix) {
+        sbx_buf_add(b, "; the resolver's socket, for the granted network\n(allow network-outbound");
+        add_dns_socket_filters(b);
+        sbx_buf_add(b, ")\n");
+    } else if (!network_granted(r) && spare_unix) {
+        /* With no network a name lookup has no use, but a query still
+         * leaves the machine and can carry data out (DNS exfiltration). */
+        sbx_buf_add(b, "; except DNS, which would carry data out through the resolver\n"
+                       "(deny network-outbound");
+        add_dns_socket_filters(b);
+        sbx_buf_add(b, ")\n");
+    }
+    return SANDBOX_OK;
 }
 
-static void render_writes(sbx_buf *b, const sbx_seatbelt_plan *plan)
+static void render_writes(sbx_buf *b, const sbx_resolved *r, const sbx_seatbelt_plan *plan)
 {
     size_t i, n = 0;
-    sbx_buf_add(b, "; filesystem: writes only beneath the writable roots, each by its literal\n"
-                   "; and its canonical path (the kernel reports /tmp as /private/tmp)\n"
-                   "(deny file-write*)\n");
+    if (r->filesystem == SANDBOX_FS_UNRESTRICTED) {
+        /* Spec 000: writes are confined only when asked. */
+        sbx_buf_add(b, "; filesystem: writes are not confined\n"
+                       "(allow file-write* file-link file-clone)\n");
+        return;
+    }
     for (i = 0; i < plan->n_params; i++)
         n += plan->params[i].role == SBX_PARAM_WRITABLE;
+    sbx_buf_add(b, "; filesystem: writes only beneath the writable roots, each by its literal\n"
+                   "; and its canonical path (the kernel reports /tmp as /private/tmp)\n");
     if (n == 0)
         return;
     sbx_buf_add(b, "(allow file-write*");
     add_param_filters(b, plan, SBX_PARAM_WRITABLE, "subpath");
+    sbx_buf_add(b, ")\n");
+    /* A hard link is judged by the file it names: only files already inside
+     * a root may gain another name, or a write through the new name would
+     * change a file outside (the same hole the hard-link scan closes). */
+    sbx_buf_add(b, "; hard links only of files inside the roots; clones are copies\n"
+                   "(allow file-link");
+    add_param_filters(b, plan, SBX_PARAM_WRITABLE, "subpath");
+    sbx_buf_add(b, ")\n(allow file-clone)\n");
+}
+
+/* Mach services that hand work to something outside the sandbox or reach a
+ * secret. Refused by (deny default) already; named again after every
+ * allowance so that no later allowance can give them back. */
+static const char *const never_services[] = {
+    /* LaunchServices: open, lsopen, an app started outside the sandbox */
+    "com.apple.coreservices.launchservicesd",
+    "com.apple.CoreServices.coreservicesd",
+    /* Apple events: osascript or a copy of it drives other apps */
+    "com.apple.coreservices.appleevents",
+    /* launchd job submission beyond job-creation: SMJobSubmit, login items */
+    "com.apple.xpc.smd",
+    "com.apple.backgroundtaskmanagementagent",
+    /* the keychain and the other secret keepers */
+    "com.apple.SecurityServer",
+    "com.apple.secd",
+    "com.apple.pasteboard.1",
+};
+static const char *const never_prefixes[] = {
+    "com.apple.lsd.",
+    "com.apple.securityd",
+    "com.apple.security.",
+    "com.apple.ctkd.",
+    /* accessibility: another app's UI driven like Apple events */
+    "com.apple.axserver",
+};
+
+static void render_never(sbx_buf *b, const sbx_resolved *r)
+{
+    size_t i;
+    sbx_buf_add(b, "; never, in any mode: launchd jobs, LaunchServices, Apple events\n"
+                   "(deny job-creation lsopen appleevent-send)\n"
+                   "; nor the services behind them, the keychain, or the pasteboard\n"
+                   "(deny mach-lookup");
+    for (i = 0; i < sizeof never_services / sizeof never_services[0]; i++) {
+        sbx_buf_add(b, "\n  (global-name ");
+        add_literal(b, never_services[i]);
+        sbx_buf_add(b, ")");
+    }
+    for (i = 0; i < sizeof never_prefixes / sizeof never_prefixes[0]; i++) {
+        sbx_buf_add(b, "\n  (global-name-prefix ");
+        add_literal(b, never_prefixes[i]);
+        sbx_buf_add(b, ")");
+    }
+    if (!network_granted(r)) {
+        sbx_buf_add(b, "\n  (global-name ");
+        add_literal(b, "com.apple.dnssd.service");
+        sbx_buf_add(b, ")");
+    }
     sbx_buf_add(b, ")\n");
 }
 
@@ -378,7 +595,11 @@ static void render_writes(sbx_buf *b, const sbx_seatbelt_plan *plan)
  * and config cannot be planted (spec 003). */
 static const char *deny_ops(int kind)
 {
-    return kind == SANDBOX_PROTECT_WRITE ? "file-write*" : "file-read* file-write*";
+    /* file-link and file-clone are operations of their own: without them
+     * `ln ~/.aws/credentials p/c` or `cp -c` would give a secret a second,
+     * unprotected name. A clone of a .git file is a copy, so it may stay. */
+    return kind == SANDBOX_PROTECT_WRITE ? "file-write* file-link"
+                                         : "file-read* file-write* file-link file-clone";
 }
 
 static int has_glob(const char *s)
@@ -405,6 +626,59 @@ static int regex_fail(sandbox_error *err, size_t index, const char *pattern)
                     "%s; allowed are ASCII letters, digits, * ? and  !#$%%&'()+,-.:;<=>@_`{|}~); "
                     "refusing to run rather than leave it unprotected",
                     (unsigned long)(index + 1), at);
+}
+
+/* The number of components of an absolute path: 2 for /Users/me. */
+static int depth_of(const char *path)
+{
+    int n = 0;
+    const char *p;
+    for (p = path; *p; p++)
+        if (*p != '/' && (p == path || p[-1] == '/'))
+            n++;
+    return n;
+}
+
+/* `pattern` (home-relative) beneath each HOME_N and only there:
+ * (require-all (subpath HOME_N) (regex at HOME_N's depth)). The subpath
+ * holds the home's text as a parameter; the regex holds only its depth. */
+static int add_home_filters(sbx_buf *b, const sbx_seatbelt_plan *plan, const char *pattern)
+{
+    size_t k;
+    for (k = 0; k < plan->n_params; k++) {
+        if (plan->params[k].role != SBX_PARAM_HOME)
+            continue;
+        sbx_buf_add(b, "\n  (require-all (subpath (param ");
+        add_literal(b, plan->params[k].key);
+        sbx_buf_add(b, ")) (regex ");
+        if (name_regex_at(b, pattern, depth_of(plan->params[k].value), 0) != SANDBOX_OK)
+            return SANDBOX_E_INVALID;
+        sbx_buf_add(b, "))");
+    }
+    return SANDBOX_OK;
+}
+
+/* The file system is case-insensitive, a subpath rule is not: `~/.KUBE`
+ * names ~/.kube. So every exact path is denied again by a case-insensitive
+ * regex: beneath home at the home's own level (add_home_filters), outside
+ * home anchored at the root. A path the regex builder refuses (non-ASCII)
+ * keeps only its exact rules (docs/macos.md). */
+static void add_folded_filters(sbx_buf *b, const sbx_resolved *r, const sbx_seatbelt_plan *plan,
+                               const char *path)
+{
+    size_t home_len = r->home_dir ? strlen(r->home_dir) : 0;
+    size_t mark = b->len;
+    int under_home = home_len && strncmp(path, r->home_dir, home_len) == 0 && path[home_len] == '/';
+    int rc;
+    if (under_home) {
+        rc = add_home_filters(b, plan, path + home_len + 1);
+    } else {
+        sbx_buf_add(b, "\n  (regex ");
+        rc = name_regex_at(b, path + 1, 0, 0);
+        sbx_buf_add(b, ")");
+    }
+    if (rc != SANDBOX_OK && !b->oom)
+        b->len = mark; /* unrenderable: the exact rules stand alone */
 }
 
 /* Spec 003: protected-path denials, after every allowance so that they win
@@ -445,16 +719,8 @@ static int render_protected(sbx_buf *b, const sbx_resolved *r, const sbx_seatbel
         if (pat[0] != '~' || !has_glob(pat) || n_home == 0)
             continue;
         sbx_buf_printf(b, "(deny %s", deny_ops(r->protect[i].kind));
-        for (k = 0; k < plan->n_params; k++) {
-            if (plan->params[k].role != SBX_PARAM_HOME)
-                continue;
-            sbx_buf_add(b, "\n  (require-all (subpath (param ");
-            add_literal(b, plan->params[k].key);
-            sbx_buf_add(b, ")) (regex ");
-            if (sbx_sbpl_name_regex(b, pat) != SANDBOX_OK)
-                return regex_fail(err, i, pat);
-            sbx_buf_add(b, "))");
-        }
+        if (add_home_filters(b, plan, pat + 2) != SANDBOX_OK)
+            return regex_fail(err, i, pat);
         sbx_buf_add(b, ")\n");
     }
     /* Exact paths, grouped by kind: one rule for each kind present. */
@@ -481,6 +747,9 @@ static int render_protected(sbx_buf *b, const sbx_resolved *r, const sbx_seatbel
             add_literal(b, pm->key);
             sbx_buf_add(b, "))");
         }
+        for (i = 0; i < plan->n_protected; i++)
+            if (plan->protected_paths[i].kind == kind)
+                add_folded_filters(b, r, plan, plan->protected_paths[i].path);
         sbx_buf_add(b, ")\n");
     }
     for (k = 0; k < plan->n_params; k++)
@@ -497,17 +766,29 @@ static int render_protected(sbx_buf *b, const sbx_resolved *r, const sbx_seatbel
 
 /* Spec 004: tools that are never allowed, in any class or mode. Each hands
  * work to something outside the sandbox (launchd, other apps through Apple
- * events, LaunchServices, the keychain) or escalates privileges. Rendered
- * after the allowances so it wins over (allow default) and process-exec*. */
+ * events, LaunchServices, the keychain) or escalates privileges. Seatbelt
+ * judges exec by path, so a copy under another name is not refused here:
+ * what closes that is render_never() (the copy finds no service to talk to)
+ * and that a copy of sudo is no longer setuid root. A copy that keeps its
+ * name is refused by the name rule. */
 static void render_deny_exec(sbx_buf *b, const sbx_resolved *r)
 {
     size_t i;
     if (r->n_deny_exec == 0)
         return;
-    sbx_buf_add(b, "; tools that act outside the sandbox are never run\n(deny process-exec");
+    sbx_buf_add(b, "; tools that act outside the sandbox are never run, under any directory\n"
+                   "(deny process-exec");
     for (i = 0; i < r->n_deny_exec; i++) {
         sbx_buf_add(b, "\n  (literal ");
         add_literal(b, r->deny_exec[i]);
+        sbx_buf_add(b, ")");
+    }
+    for (i = 0; i < r->n_deny_exec; i++) {
+        const char *base = strrchr(r->deny_exec[i], '/');
+        sbx_buf_add(b, "\n  (regex ");
+        /* Our constants: always renderable (ASCII letters). */
+        if (name_regex_at(b, base ? base + 1 : r->deny_exec[i], -1, 1) != SANDBOX_OK)
+            b->oom = 1;
         sbx_buf_add(b, ")");
     }
     sbx_buf_add(b, ")\n");
@@ -520,17 +801,18 @@ static int render_profile(const sbx_resolved *r, sbx_seatbelt_plan *plan, sandbo
 
     sbx_buf_init(&b);
     sbx_buf_add(&b, "(version 1)\n");
-    if (r->filesystem == SANDBOX_FS_READ_ONLY) {
-        sbx_buf_add(&b, "; libsandbox read-only profile: everything not listed is refused\n");
-        render_read_only_base(&b);
-    } else {
-        sbx_buf_add(&b, "; libsandbox profile: allow by default, then take away what was asked\n"
-                        "(allow default)\n");
+    sbx_buf_add(&b, r->filesystem == SANDBOX_FS_READ_ONLY
+                        ? "; libsandbox read-only profile: everything not listed is refused\n"
+                        : "; libsandbox profile: everything not listed is refused\n");
+    render_base(&b, r);
+    if (r->filesystem != SANDBOX_FS_READ_ONLY) {
+        render_toolchain(&b);
         rc = render_network(&b, r, err);
-        if (rc == SANDBOX_OK && r->filesystem == SANDBOX_FS_CONFINED)
-            render_writes(&b, plan);
+        if (rc == SANDBOX_OK)
+            render_writes(&b, r, plan);
     }
     if (rc == SANDBOX_OK) {
+        render_never(&b, r);
         render_deny_exec(&b, r);
         rc = render_protected(&b, r, plan, err);
     }
@@ -666,6 +948,11 @@ static int plan_protected(const sbx_resolved *r, sbx_canon_fn canon, sbx_seatbel
     for (i = 0; i < r->n_protect; i++)
         if (r->protect[i].pattern[0] == '~' && has_glob(r->protect[i].pattern))
             need_home = 1;
+    /* Exact home paths get a case-insensitive rule beneath home too. */
+    for (i = 0; i < plan->n_protected; i++)
+        if (home_len && strncmp(plan->protected_paths[i].path, r->home_dir, home_len) == 0 &&
+            plan->protected_paths[i].path[home_len] == '/')
+            need_home = 1;
     if (need_home && r->home_dir) {
         char *chome = NULL;
         rc = canon(r->home_dir, &chome, err);
@@ -677,6 +964,56 @@ static int plan_protected(const sbx_resolved *r, sbx_canon_fn canon, sbx_seatbel
                  : SANDBOX_OK;
         free(chome);
         return rc;
+    }
+    return SANDBOX_OK;
+}
+
+/* DARWIN_USER_CACHE_DIR is TMPDIR's sibling: /var/folders/XX/YYYY/T is the
+ * temp dir, .../C the cache, where clang and swift keep their module caches.
+ * Derived as text from the temp root's shape; any other TMPDIR has no known
+ * sibling, and then NULL. */
+static char *user_cache_sibling(const char *tmp)
+{
+    const char *p = tmp, *c1, *c2;
+    size_t n;
+    char *out;
+    if (strncmp(p, "/private", 8) == 0)
+        p += 8;
+    if (strncmp(p, "/var/folders/", 13) != 0)
+        return NULL;
+    c1 = p + 13;
+    c2 = strchr(c1, '/');
+    if (!c2 || c2 == c1 || !(c2 = strchr(c2 + 1, '/')) || c2[-1] == '/')
+        return NULL;
+    if (strcmp(c2, "/T") != 0 && strcmp(c2, "/T/") != 0)
+        return NULL;
+    n = (size_t)(c2 - tmp);
+    out = malloc(n + sizeof "/C");
+    if (out) {
+        memcpy(out, tmp, n);
+        memcpy(out + n, "/C", sizeof "/C");
+    }
+    return out;
+}
+
+/* In the confining mode, the user cache beside each temp root is writable
+ * under both of the temp root's spellings. */
+static int add_user_cache(const sbx_resolved *r, sbx_seatbelt_plan *plan)
+{
+    size_t i;
+    int s;
+    if (r->filesystem != SANDBOX_FS_CONFINED)
+        return SANDBOX_OK;
+    for (i = 0; i < plan->n_roots; i++) {
+        if (plan->roots[i].kind != SBX_ROOT_TEMP)
+            continue;
+        for (s = 0; s < 2; s++) {
+            char *c = user_cache_sibling(s ? plan->roots[i].canonical : plan->roots[i].path);
+            int rc = c ? add_param(plan, c, SBX_PARAM_WRITABLE) : SANDBOX_OK;
+            free(c);
+            if (rc != SANDBOX_OK)
+                return rc;
+        }
     }
     return SANDBOX_OK;
 }
@@ -714,6 +1051,10 @@ int sbx_seatbelt_plan_build(const sbx_resolved *r, const char *const argv[], sbx
             rc = sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while planning");
             goto fail;
         }
+    }
+    if (add_user_cache(r, plan) != SANDBOX_OK) {
+        rc = sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while planning");
+        goto fail;
     }
     rc = plan_protected(r, canon, plan, err);
     if (rc == SANDBOX_E_NOMEM)

@@ -24,8 +24,8 @@
 #define SBX_MACOS_PROTECT_MECHANISM "seatbelt"
 #define SBX_MACOS_PROTECT_GAPS                                                                  \
     "another hard link to a protected file under an unprotected name (Seatbelt judges paths, " \
-    "not files); descriptors inherited already open; ~/ patterns with a wildcard match at any " \
-    "depth beneath home"
+    "not files); descriptors inherited already open; names spelled with non-ASCII look-alikes " \
+    "that the file system folds to a protected name (U+212A for K, U+017F for s)"
 
 /* Turn an absolute path into the spelling the macOS kernel reports, which is
  * what Seatbelt matches. Sets *out to a malloc'd string. Returns SANDBOX_OK,
@@ -93,6 +93,10 @@ void sbx_seatbelt_plan_free(sbx_seatbelt_plan *plan);
 
 /* Detach the argv (caller frees each string and the array with free()). */
 char **sbx_seatbelt_take_argv(sbx_seatbelt_plan *plan);
+
+/* The Mach services the profile for `r` allows, in profile order: stores
+ * up to `cap` names (static strings) in out and returns how many there are. */
+size_t sbx_seatbelt_mach_services(const sbx_resolved *r, const char **out, size_t cap);
 
 /* Append the regex literal #"..." that matches, case-insensitively (ASCII),
  * every path with the components of `pattern` ('/' or '\\' separated; '*'

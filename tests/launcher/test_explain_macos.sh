@@ -17,7 +17,9 @@ expect_status 0 "--explain --target macos (text) exits 0" \
   "$L" --explain --target macos --project "$proj" --workdir "$proj" -- echo hi
 expect_output_has "target:      macos" "the text names the target"
 expect_output_has '"/tmp" -> "/private/tmp"' "the text shows /tmp's canonical form"
-expect_output_has "(deny file-write*)" "the text shows the profile"
+expect_output_has "(deny default)" "the text shows the profile"
+expect_output_has "mach services allowed:" "the text lists the Mach services"
+expect_output_has "  com.apple.system.opendirectoryd.libinfo" "user lookups are listed"
 
 if [ -z "$PY" ]; then
   skip "python3 is not runnable here; JSON checks skipped"
@@ -59,9 +61,17 @@ for k in d["params"]:
     assert "(subpath (param \"%s\"))" % k in d["profile"], k'
 check "network deny spares AF_UNIX and confines writes" '
 p = d["profile"]
-assert "(allow default)" in p and "(deny network*)" in p
+assert "(deny default)" in p and "(allow default)" not in p
 assert "(allow network* (local unix-socket) (remote unix-socket))" in p
-assert p.index("(deny file-write*)") < p.index("(allow file-write*")'
+assert "(allow network*)" not in p and "(remote ip" not in p
+assert "(allow file-write*\n  (subpath" in p'
+check "the JSON lists the Mach services, none of them a keychain or DNS service" '
+m = d["mach_services"]
+assert "com.apple.system.opendirectoryd.libinfo" in m and "com.apple.logd" in m, m
+for s in m:
+    assert "(global-name \"%s\")" % s in d["profile"], s
+    assert "Security" not in s and "securityd" not in s and "dnssd" not in s, s
+assert d["profile_kind"] == "deny-default"'
 
 expect_status 0 "--explain --json --target macos --read-only exits 0" \
   "$L" --explain --json --target macos --read-only --project "$proj" --workdir "$proj" -- ls
@@ -75,7 +85,25 @@ assert d["argv"] == ["/usr/bin/sandbox-exec", "-p", p, "--", "ls"], d["argv"]'
 expect_status 0 "--explain --json --target macos --no-network exits 0" \
   "$L" --explain --json --target macos --no-network --project "$proj" --workdir "$proj" -- true
 check "--no-network alone leaves writes alone" '
-assert "file-write" not in d["profile"] and d["params"] == {}'
+assert "(allow file-write* file-link file-clone)" in d["profile"] and d["params"] == {}'
+
+expect_status 0 "--explain --json --target macos --class offline exits 0" \
+  "$L" --explain --json --target macos --class offline --project "$proj" --workdir "$proj" -- true
+check "a class refuses every unix socket when it has no network" '
+p = d["profile"]
+assert "(deny default)" in p and "(allow network" not in p, p
+assert "com.apple.dnssd.service" not in d["mach_services"]'
+expect_status 0 "--explain --json --target macos --class build --internet-only exits 0" \
+  "$L" --explain --json --target macos --class build --internet-only --project "$proj" \
+  --workdir "$proj" -- true
+check "with the internet a class allows only the resolver's unix socket" '
+p = d["profile"]
+assert "(local unix-socket)" not in p, p
+assert "(allow network-outbound\n  (remote unix-socket (path-literal \"/var/run/mDNSResponder\"))" in p
+assert "com.apple.dnssd.service" in d["mach_services"]'
+expect_status 0 "--explain --target macos --class offline (text) exits 0" \
+  "$L" --explain --target macos --class offline --project "$proj" --workdir "$proj" -- true
+expect_output_has "unix sockets refused too" "the text says the class refuses unix sockets"
 
 # A hostile project path: quotes, parentheses, a newline, a backslash, a
 # semicolon, a regex-literal opener and a byte that is not UTF-8.

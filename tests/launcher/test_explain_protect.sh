@@ -31,7 +31,7 @@ expect_output_has "deny ACEs for the container SID" "the text lists the deny ACE
 expect_output_has "(D;;0x1f01ff;;;<container-sid>)" "the text shows them as SDDL"
 expect_status 0 "--explain --target macos --protect-secrets (text) exits 0" \
   env HOME=/Users/me "$L" --explain --target macos --protect-secrets -- cat .env
-expect_output_has '(deny file-read* file-write* (regex #"/[.][eE][nN][vV](/|$)"))' \
+expect_output_has '(deny file-read* file-write* file-link file-clone (regex #"/[.][eE][nN][vV](/|$)"))' \
   "the text shows the .env rule"
 
 if [ -z "$PY" ]; then
@@ -55,16 +55,16 @@ $code
 check "macOS: the secrets are denied for read and write, .git for write" "$_scratch/macos.json" '
 p = d["profile"]
 for rule in [
-    "(deny file-read* file-write* (regex #\"/[.][eE][nN][vV](/|$)\"))",
-    "(deny file-read* file-write* (regex #\"/[.][eE][nN][vV][.][^/]*(/|$)\"))",
-    "(deny file-read* file-write* (regex #\"/[^/]*[.][pP][eE][mM](/|$)\"))",
-    "(deny file-read* file-write* (regex #\"/[.][sS][sS][hH](/|$)\"))",
-    "(deny file-write* (regex #\"/[.][gG][iI][tT](/|$)\"))",
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][eE][nN][vV](/|$)\"))",
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][eE][nN][vV][.][^/]*(/|$)\"))",
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[^/]*[.][pP][eE][mM](/|$)\"))",
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][sS][sS][hH](/|$)\"))",
+    "(deny file-write* file-link (regex #\"/[.][gG][iI][tT](/|$)\"))",
     "(deny file-write-unlink",
 ]:
     assert rule in p, rule
 # The denials come after every allowance: last match wins in SBPL.
-assert p.rindex("(allow ") < p.index("(deny file-read* file-write* (regex"), "order"'
+assert p.rindex("(allow ") < p.index("(deny file-read* file-write* file-link file-clone (regex"), "order"'
 check "macOS: home paths travel as -D values, never as profile text" "$_scratch/macos.json" '
 params = d["params"]
 assert params.get("PROTECTED_0") == "/Users/me/.npmrc", params

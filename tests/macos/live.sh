@@ -6,7 +6,16 @@
 # Proves under the real kernel: a write in the project works, a write in the
 # home directory is refused, curl is refused, AF_UNIX works, /tmp and TMPDIR
 # are writable through either spelling, and --read-only refuses writes and
-# unix sockets while reads, /dev/null and exec still work. Exits 77 elsewhere.
+# unix sockets while reads, /dev/null and exec still work. Then issue 21's
+# two lists, per mode: every escape route (launchd jobs from a copied
+# launchctl, LaunchServices, Apple events, DNS by any route, the keychain
+# services, hard links and clones of protected files, other spellings of a
+# protected home path, signals and inspection of outside processes, unix
+# sockets under a class) is refused, and every toolchain need (isatty,
+# /dev/fd, ptys, multiprocessing, shm, sysctl, logging, the user cache,
+# node, java, clang modules where installed) works. "note" lines report
+# what is observed where the profile cannot decide (internet-only's other
+# loopback spellings). Exits 77 elsewhere.
 set -u
 [ "$(uname -s)" = Darwin ] || { echo "skip: live.sh runs on macOS only"; exit 77; }
 L=${1:-${SBX_LAUNCHER:-sandbox-exec-launcher}}
@@ -71,6 +80,147 @@ expect x "read-only: /tmp is refused" "${R[@]}" sh -c "echo x > /tmp/sbx-live-ro
 expect x "read-only: unix sockets are refused" "${R[@]}" perl -e "$unix_roundtrip" "/tmp/sbx-ro.$$.sock"
 expect x "read-only: curl is refused" "${R[@]}" curl -sS -m 10 https://example.com
 expect x "read-only: preference writes are refused" "${R[@]}" defaults write sbx.live.test k v
+
+# ---- issue 21: the escape list, per mode ----
+C=("$L" --confine-fs --project "$proj" --workdir "$proj" --)
+N=("$L" --no-network --project "$proj" --workdir "$proj" --)
+O=("$L" --class offline --project "$proj" --workdir "$proj" --)
+# set_mode X: M becomes mode X's launcher argv, w its name.
+set_mode() {
+  case $1 in
+    S) w=--sandbox; M=("${S[@]}") ;;
+    N) w=--no-network; M=("${N[@]}") ;;
+    C) w=--confine-fs; M=("${C[@]}") ;;
+    O) w="--class offline"; M=("${O[@]}") ;;
+    R) w=--read-only; M=("${R[@]}") ;;
+  esac
+}
+label=sbx.live.$$
+marker=$HOME/sbx-live-marker.$$
+secret_name=sbx-live-secret-$$
+cp /bin/launchctl "$proj/l"
+cp /usr/bin/osascript "$proj/o"
+cp /usr/bin/open "$proj/op"
+cp /usr/bin/security "$proj/s"
+printf '#!/usr/bin/osascript\ntell application "Terminal" to get name\n' >"$proj/as.scpt"
+chmod +x "$proj/as.scpt"
+cat >"$proj/job.plist" <<PLIST
+<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0"><dict><key>Label</key><string>$label.b</string>
+<key>ProgramArguments</key><array><string>/usr/bin/touch</string><string>$marker</string></array>
+<key>RunAtLoad</key><true/></dict></plist>
+PLIST
+# A dnssd query that succeeds only when an address comes back.
+dnssd_lookup='( dns-sd -G v4 example.com & p=$!; sleep 3; kill $p ) | grep -q " Add "'
+sleep 60 &
+outside=$!
+trap 'kill $outside 2>/dev/null; launchctl remove $label 2>/dev/null;
+  launchctl bootout gui/$(id -u)/$label.b 2>/dev/null;
+  rm -rf "$proj" "$out" "$escape" "$marker" "$HOME/$secret_name"' EXIT
+
+for m in S N C O R; do
+  set_mode $m
+  expect x "$w: a copied launchctl cannot submit a job" "${M[@]}" "$proj/l" submit -l "$label" -- /usr/bin/touch "$marker"
+  expect x "$w: launchctl bootstrap of a user agent is refused" "${M[@]}" "$proj/l" bootstrap "gui/$(id -u)" "$proj/job.plist"
+  sleep 1
+  [ ! -e "$marker" ] && ok "$w: no job ran outside the sandbox" || { bad "$w: a launchd job escaped"; rm -f "$marker"; }
+  launchctl remove "$label" 2>/dev/null; launchctl bootout "gui/$(id -u)/$label.b" 2>/dev/null
+  expect x "$w: a copied osascript cannot send Apple events" "${M[@]}" "$proj/o" -e 'tell application "Terminal" to get name'
+  expect x "$w: a #!/usr/bin/osascript script is refused" "${M[@]}" "$proj/as.scpt"
+  expect x "$w: a copied open cannot ask LaunchServices" "${M[@]}" "$proj/op" -g -j /System/Applications/Calculator.app
+  expect x "$w: a copied security cannot reach the keychain" "${M[@]}" "$proj/s" list-keychains
+  if command -v git-credential-osxkeychain >/dev/null 2>&1 || [ -x "$(git --exec-path 2>/dev/null)/git-credential-osxkeychain" ]; then
+    expect x "$w: git credential-osxkeychain finds nothing" "${M[@]}" sh -c 'printf "protocol=https\nhost=github.com\n\n" | git credential-osxkeychain get | grep -q password'
+  fi
+  expect x "$w: an outside process cannot be signalled" "${M[@]}" kill -0 "$outside"
+  expect x "$w: an outside process cannot be inspected" "${M[@]}" sh -c "lsof -p $outside | grep -q sleep"
+  case $m in S|N|O|R)
+    expect x "$w: DNS by getaddrinfo is refused" "${M[@]}" perl -e 'gethostbyname("example.com") or exit 1'
+    expect x "$w: DNS by the dnssd service is refused" "${M[@]}" sh -c "$dnssd_lookup" ;;
+  esac
+  case $m in O|R)
+    expect x "$w: unix sockets are refused" "${M[@]}" perl -e "$unix_roundtrip" "$proj/u.sock" ;;
+  esac
+done
+expect 0 "unconfined, getaddrinfo resolves (the DNS tests can fail)" perl -e 'gethostbyname("example.com") or exit 1'
+expect 0 "unconfined, dnssd resolves (the test can fail)" sh -c "$dnssd_lookup"
+expect 0 "unconfined, the copied security works (the keychain test can fail)" "$proj/s" list-keychains
+expect 0 "unconfined, the outside process can be signalled (the test can fail)" kill -0 "$outside"
+# opendirectoryd answers host lookups too (libinfo's ds module): observed, not decided.
+if "${N[@]}" dscacheutil -q host -a name example.com 2>/dev/null | grep -q ip_address; then
+  echo "note - --no-network: dscacheutil resolved example.com through opendirectoryd"
+else
+  echo "note - --no-network: dscacheutil resolved nothing"
+fi
+
+# Protected paths: second names, clones, other spellings.
+printf 'tok\n' >"$proj/secret.txt"
+printf 'tok\n' >"$HOME/$secret_name"
+# shellcheck disable=SC2088 # a pattern for the launcher, not a path for the shell
+P=("$L" --sandbox --protect secret.txt --protect "~/$secret_name" --project "$proj" --workdir "$proj" --)
+expect x "a protected file cannot be hard-linked" "${P[@]}" ln "$proj/secret.txt" "$proj/s2"
+expect x "a protected file cannot be cloned" "${P[@]}" cp -c "$proj/secret.txt" "$proj/s3"
+expect x "a protected home file cannot be hard-linked into the project" "${P[@]}" ln "$HOME/$secret_name" "$proj/s4"
+upper=$(printf '%s' "$secret_name" | tr '[:lower:]' '[:upper:]')
+expect x "a protected home path is refused in another case" "${P[@]}" cat "$HOME/$upper"
+expect 0 "unconfined, the other case reads it (the test can fail)" cat "$HOME/$upper"
+expect x "a file outside the roots cannot be hard-linked in" "${S[@]}" ln "$HOME/$secret_name" "$proj/s5"
+expect 0 "a file inside the roots can be hard-linked" "${S[@]}" ln "$proj/inside" "$proj/inside2"
+
+# internet-only: localhost refused; the other spellings observed.
+I=("$L" --confine-fs --internet-only --project "$proj" --workdir "$proj" --)
+perl -e 'use IO::Socket::IP; my $s = IO::Socket::IP->new(LocalHost => "::", LocalPort => 47821,
+  Listen => 5, ReuseAddr => 1, V6Only => 0) or die; sleep 30 while 1' &
+listener=$!
+sleep 1
+connect_to='use IO::Socket::IP; IO::Socket::IP->new(PeerHost => $ARGV[0], PeerPort => 47821, Timeout => 3) or exit 1'
+expect x "internet-only: 127.0.0.1 is refused" "${I[@]}" perl -e "$connect_to" 127.0.0.1
+expect x "internet-only: ::1 is refused" "${I[@]}" perl -e "$connect_to" ::1
+expect 0 "unconfined, 127.0.0.1 connects (the test can fail)" perl -e "$connect_to" 127.0.0.1
+for h in 127.0.0.2 0.0.0.0 ::ffff:127.0.0.1; do
+  if "${I[@]}" perl -e "$connect_to" "$h" >/dev/null 2>&1; then
+    echo "note - internet-only: $h reaches a local listener (Seatbelt cannot name it)"
+  else
+    echo "note - internet-only: $h is refused"
+  fi
+done
+kill $listener 2>/dev/null
+
+# ---- issue 21: the toolchain list, per mode ----
+has() { command -v "$1" >/dev/null 2>&1; }
+for m in S N C O; do
+  set_mode $m
+  expect 0 "$w: a pty and its ioctls (isatty, stty)" "${M[@]}" script -q /dev/null sh -c 'test -t 0 && stty -a >/dev/null'
+  expect 0 "$w: /dev/stdout, /dev/stderr and /dev/fd/N" "${M[@]}" sh -c 'echo x > /dev/stdout && echo y > /dev/stderr && echo z > /dev/fd/1'
+  expect 0 "$w: sysctl reads" "${M[@]}" sysctl -n hw.ncpu
+  expect 0 "$w: user and group lookups" "${M[@]}" id
+  expect 0 "$w: preference reads" "${M[@]}" defaults domains
+  expect 0 "$w: logging" "${M[@]}" logger sbx-live-test
+  expect 0 "$w: Python multiprocessing (POSIX semaphores)" "${M[@]}" python3 -c 'import multiprocessing as m
+if __name__ == "__main__":
+    with m.Pool(2) as p: assert p.map(abs, [-1, -2]) == [1, 2]'
+  expect 0 "$w: POSIX shared memory" "${M[@]}" python3 -c 'from multiprocessing import shared_memory as s
+x = s.SharedMemory(create=True, size=16); x.close(); x.unlink()'
+  if [ "$m" != N ]; then
+    expect 0 "$w: DARWIN_USER_CACHE_DIR is writable" "${M[@]}" sh -c 'd=$(getconf DARWIN_USER_CACHE_DIR) && touch "${d}sbx-live.$$" && rm "${d}sbx-live.$$"'
+  fi
+  if has node; then
+    expect 0 "$w: node starts (dtracehelper) and os.cpus() works" "${M[@]}" node -e 'process.exit(require("os").cpus().length > 0 ? 0 : 1)'
+  fi
+  if /usr/libexec/java_home >/dev/null 2>&1; then
+    expect 0 "$w: java starts (kern.grade_cputype)" "${M[@]}" java -version
+  fi
+  if xcrun --find clang >/dev/null 2>&1; then
+    printf '@import Darwin;\nint main(void) { return 0; }\n' >"$proj/m.m"
+    expect 0 "$w: clang with modules (module cache in DARWIN_USER_CACHE_DIR)" "${M[@]}" clang -fmodules "$proj/m.m" -o "$proj/m"
+  fi
+done
+expect 0 "--confine-fs: curl reaches the internet (DNS, TLS)" "${C[@]}" curl -sS -m 10 -o /dev/null https://example.com
+expect 0 "--confine-fs --internet-only: curl reaches the internet" "${I[@]}" curl -sS -m 10 -o /dev/null https://example.com
+expect 0 "read-only: /dev/stdout and /dev/fd/N" "${R[@]}" sh -c 'echo x > /dev/stdout && echo z > /dev/fd/1'
+# Every mode's profile compiled by this macOS (a rejected one would say so).
+expect x "--self-test reports no rejected profile" sh -c "'$L' --self-test | grep -q 'rejected by this macOS'"
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

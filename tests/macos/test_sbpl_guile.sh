@@ -48,9 +48,193 @@ check() {
   sed 's/^/    | /' "$work/$name.out"
 }
 
+# ---- the escape list and the toolchain list (issue 21), per mode ----
+# Each function prints queries. The escape list must be denied in every mode,
+# the toolchain list allowed where the mode promises it; can_fail() below
+# proves that the profile decides every one of them, not the default rule.
+
+# Routes out of the sandbox: refused in every mode.
+escapes() {
+  cat <<'Q'
+(expect deny job-creation "com.example.escape")
+(expect deny lsopen "/System/Applications/Utilities/Terminal.app")
+(expect deny appleevent-send "com.apple.Terminal")
+(expect deny mach-lookup "com.apple.coreservices.launchservicesd")
+(expect deny mach-lookup "com.apple.lsd.mapdb")
+(expect deny mach-lookup "com.apple.CoreServices.coreservicesd")
+(expect deny mach-lookup "com.apple.axserver")
+(expect deny mach-lookup "com.apple.coreservices.appleevents")
+(expect deny mach-lookup "com.apple.xpc.smd")
+(expect deny mach-lookup "com.apple.SecurityServer")
+(expect deny mach-lookup "com.apple.securityd.xpc")
+(expect deny mach-lookup "com.apple.security.syspolicy")
+(expect deny mach-lookup "com.apple.secd")
+(expect deny mach-lookup "com.apple.pasteboard.1")
+(expect deny mach-lookup "com.apple.windowserver.active")
+(expect deny process-exec "/bin/launchctl")
+(expect deny process-exec "/Users/me/proj/launchctl")
+(expect deny process-exec "/private/tmp/LaunchCtl")
+(expect deny process-exec "/usr/bin/osascript")
+(expect deny process-exec "/Users/me/proj/bin/osascript")
+(expect deny process-exec "/usr/bin/open")
+(expect deny process-exec "/usr/bin/security")
+(expect deny process-exec "/usr/bin/sudo")
+(expect deny process-info-pidinfo (process other))
+(expect deny signal (process other))
+(expect deny sysctl-write "kern.hostname")
+Q
+}
+
+# DNS by any route, when the network is not granted.
+escapes_dns() {
+  cat <<'Q'
+(expect deny mach-lookup "com.apple.dnssd.service")
+(expect deny network-outbound (unix "/private/var/run/mDNSResponder"))
+(expect deny network-outbound (unix "/var/run/mDNSResponder"))
+(expect deny network-outbound (inet "8.8.8.8:53"))
+Q
+}
+
+# Second names and other spellings of protected files (--protect-secrets).
+escapes_protected() {
+  cat <<'Q'
+(expect deny file-link "/Users/me/.aws/credentials")
+(expect deny file-clone "/Users/me/.aws/credentials")
+(expect deny file-link "/Users/me/proj/.env")
+(expect deny file-clone "/Users/me/proj/.env")
+(expect deny file-link "/Users/me/proj/.git/config")
+(expect deny file-link "/Users/me/.kube/config")
+(expect deny file-clone "/Users/me/.kube/config")
+(expect deny file-read-data "/Users/me/.KUBE/config")
+(expect deny file-read-data "/Users/me/.Docker/config.json")
+(expect deny file-read-data "/Users/me/.NPMRC")
+(expect deny file-read-data "/Users/me/.Config/GH/hosts.yml")
+(expect deny file-read-data "/Users/me/library/keychains/login.keychain-db")
+(expect deny file-read-data "/LIBRARY/Keychains/System.keychain")
+Q
+}
+
+# What every mode allows, read-only included (spec 000's read-only list).
+toolchain_base() {
+  cat <<'Q'
+(expect allow process-exec "/bin/sh")
+(expect allow process-exec "/usr/bin/git")
+(expect allow process-exec "/Users/me/proj/build/a.out")
+(expect allow process-fork "/")
+(expect allow file-map-executable "/usr/lib/dyld")
+(expect allow file-read-data "/usr/lib/libSystem.B.dylib")
+(expect allow file-read-metadata "/")
+(expect allow sysctl-read "hw.ncpu")
+(expect allow process-info-pidinfo (process same))
+(expect allow signal (process same))
+(expect allow file-write-data "/dev/null")
+(expect allow file-write-data "/dev/stdout")
+(expect allow file-write-data "/dev/stderr")
+(expect allow file-write-data "/dev/fd/1")
+(expect allow file-write-data "/dev/ttys003")
+(expect allow mach-lookup "com.apple.system.opendirectoryd.libinfo")
+(expect allow mach-lookup "com.apple.system.opendirectoryd.membership")
+(expect allow mach-lookup "com.apple.cfprefsd.daemon")
+(expect allow mach-lookup "com.apple.cfprefsd.agent")
+(expect allow user-preference-read "com.apple.finder")
+Q
+}
+
+# What ordinary toolchains need beyond that: every mode but read-only.
+toolchain() {
+  cat <<'Q'
+(expect allow file-ioctl "/dev/ttys003")
+(expect allow file-ioctl "/dev/tty")
+(expect allow file-ioctl "/dev/ptmx")
+(expect allow pseudo-tty "/dev/ptmx")
+(expect allow file-ioctl "/dev/dtracehelper")
+(expect allow file-write-data "/dev/dtracehelper")
+(expect allow mach-host* "")
+(expect allow ipc-posix-sem "/mp-1a2b3c")
+(expect allow ipc-posix-shm-read-data "/psm_1a2b3c")
+(expect allow ipc-posix-shm-write-create "/psm_1a2b3c")
+(expect allow sysctl-write "kern.grade_cputype")
+(expect allow mach-lookup "com.apple.logd")
+(expect allow mach-lookup "com.apple.system.logger")
+(expect allow mach-lookup "com.apple.system.notification_center")
+(expect allow mach-lookup "com.apple.bsd.dirhelper")
+Q
+}
+
+# Read-only refuses what the toolchain list adds (spec 000: no IPC, no
+# ioctls, no other Mach service).
+readonly_refuses() {
+  toolchain | sed 's/(expect allow /(expect deny /'
+}
+
+# Writes in the confining mode: the per-user cache beside TMPDIR, and hard
+# links of files inside the roots only.
+toolchain_confined() {
+  cat <<'Q'
+(expect allow file-write-create "/private/var/folders/xy/zz/C/clang/ModuleCache/x.pcm")
+(expect allow file-write-data "/var/folders/xy/zz/C/org.swift.swiftpm/x")
+(expect allow file-link "/Users/me/proj/a.o")
+(expect allow file-clone "/Users/me/proj/a.o")
+Q
+}
+confined_refuses() {
+  cat <<'Q'
+(expect deny file-link "/Users/me/.zshrc")
+(expect deny file-write-create "/private/var/folders/xy/zz/X/f")
+Q
+}
+
+# With a network grant: DNS and TLS by their Mach services.
+toolchain_net() {
+  cat <<'Q'
+(expect allow mach-lookup "com.apple.dnssd.service")
+(expect allow mach-lookup "com.apple.trustd.agent")
+(expect allow mach-lookup "com.apple.SystemConfiguration.DNSConfiguration")
+(expect allow network-outbound (unix "/private/var/run/mDNSResponder"))
+(expect allow network-outbound (inet "93.184.216.34:443"))
+Q
+}
+
+# Plain --no-network and --sandbox spare AF_UNIX (spec 000); a class does not.
+unix_spared() {
+  cat <<'Q'
+(expect allow network-outbound (unix "/private/var/run/docker.sock"))
+(expect allow network-bind (unix "/private/tmp/my.sock"))
+Q
+}
+unix_refused() {
+  unix_spared | sed 's/(expect allow /(expect deny /'
+}
+
+# can_fail NAME REF QUERY-FUNCTION...: every query must get the other answer
+# from a profile that is only its default rule: (allow default), which is
+# what the old allow-default profiles gave every operation they did not
+# name, for the escape lists; (deny default) for the toolchain lists. A
+# query that the bare default already answers right tests nothing.
+can_fail() {
+  local name=$1 ref=$2 n m f
+  shift 2
+  for f in "$@"; do "$f"; done >"$work/cf-$name.q"
+  printf '(version 1)\n(%s default)\n' "$ref" >"$work/cf-$name.sb"
+  echo '()' >"$work/cf-$name.params"
+  "$GUILE" --no-auto-compile -s "$checker" "$work/cf-$name.sb" "$work/cf-$name.params" \
+    "$work/cf-$name.q" >"$work/cf-$name.out" 2>&1
+  n=$(grep -c '^(expect' "$work/cf-$name.q")
+  m=$(grep -c '^FAIL - expected' "$work/cf-$name.out")
+  if [ "$n" -gt 0 ] && [ "$n" = "$m" ]; then
+    passed=$((passed + 1)); echo "ok   - each of the $n $name queries fails under ($ref default)"
+  else
+    failed=$((failed + 1)); echo "FAIL - only $m of $n $name queries fail under ($ref default):"
+    grep '^ok ' "$work/cf-$name.out" | sed 's/^/    | /'
+  fi
+}
+can_fail escapes allow escapes escapes_dns escapes_protected unix_refused confined_refuses
+can_fail toolchain deny toolchain_base toolchain toolchain_confined toolchain_net unix_spared
+
 proj=/Users/me/proj
 render sandbox --sandbox --project "$proj" --workdir "$proj" || { echo "FAIL - render"; exit 1; }
-check sandbox <<'EOF'
+{ escapes; escapes_dns; toolchain_base; toolchain; toolchain_confined; confined_refuses
+  unix_spared; cat <<'EOF2'
 (expect allow file-write-data "/Users/me/proj/main.c")
 (expect allow file-write-create "/Users/me/proj/sub/new.o")
 (expect allow file-write-unlink "/Users/me/proj")
@@ -62,33 +246,57 @@ check sandbox <<'EOF'
 (expect allow file-write-create "/private/var/folders/xy/zz/T/f")
 (expect deny file-write-create "/private/var/folders/xy/other/f")
 (expect deny file-write-data "/private/etc/hosts")
-(expect allow file-write-data "/dev/null")
 (expect allow file-read-data "/Users/me/.zshrc")
-(expect allow process-exec "/bin/sh")
-(expect allow network-outbound (unix "/private/var/run/docker.sock"))
-(expect allow network-bind (unix "/private/tmp/my.sock"))
-(expect deny network-outbound (unix "/private/var/run/mDNSResponder"))
 (expect deny network-outbound (inet "93.184.216.34:443"))
 (expect deny network-bind (inet "127.0.0.1:8080"))
-(expect allow mach-lookup "com.apple.coreservices.launchservicesd")
-EOF
+EOF2
+} | check sandbox
 
 render netonly --no-network --project "$proj" --workdir "$proj" || exit 1
-check netonly <<'EOF'
+{ escapes; escapes_dns; toolchain_base; toolchain; unix_spared; cat <<'EOF2'
 (expect allow file-write-data "/Users/me/.zshrc")
+(expect allow file-link "/Users/me/.zshrc")
 (expect deny network-outbound (inet "93.184.216.34:443"))
 (expect allow network-outbound (unix "/private/tmp/x.sock"))
-EOF
+EOF2
+} | check netonly
 
 render fsonly --confine-fs --project "$proj" --workdir "$proj" || exit 1
-check fsonly <<'EOF'
+{ escapes; toolchain_base; toolchain; toolchain_confined; toolchain_net; cat <<'EOF2'
 (expect deny file-write-data "/Users/me/.zshrc")
 (expect allow file-write-data "/Users/me/proj/a")
 (expect allow network-outbound (inet "93.184.216.34:443"))
-EOF
+(expect allow network-outbound (unix "/private/tmp/x.sock"))
+(expect allow mach-lookup "com.apple.networkd")
+EOF2
+} | check fsonly
+
+# --internet-only: the internet, DNS, no loopback, nothing listening.
+render inet --confine-fs --internet-only --project "$proj" --workdir "$proj" || exit 1
+{ escapes; toolchain_base; toolchain; toolchain_confined; toolchain_net; unix_spared; cat <<'EOF2'
+(expect deny network-outbound (inet "127.0.0.1:8080"))
+(expect deny network-outbound (inet "localhost:8080"))
+(expect deny network-outbound (inet "[::1]:8080"))
+(expect deny network-bind (inet "*:8080"))
+(expect deny network-inbound (inet "93.184.216.34:443"))
+(expect deny mach-lookup "com.apple.networkd")
+EOF2
+} | check inet
+
+# Activity classes (spec 004): unix sockets refused but the resolver's, DNS
+# following the network grant; other apps' processes never reachable.
+render offline --class offline --project "$proj" --workdir "$proj" || exit 1
+{ escapes; escapes_dns; toolchain_base; toolchain; toolchain_confined; unix_refused; } | check offline
+render build-inet --class build --internet-only --project "$proj" --workdir "$proj" || exit 1
+{ escapes; toolchain_base; toolchain; toolchain_confined; toolchain_net; unix_refused; cat <<'EOF2'
+(expect deny network-outbound (inet "127.0.0.1:5432"))
+EOF2
+} | check build-inet
+render project-class --class project --no-network --project "$proj" --workdir "$proj" || exit 1
+{ escapes; escapes_dns; toolchain_base; toolchain; toolchain_confined; unix_refused; } | check project-class
 
 render readonly --read-only --project "$proj" --workdir "$proj" || exit 1
-check readonly <<'EOF'
+{ escapes; escapes_dns; toolchain_base; readonly_refuses; unix_refused; cat <<'EOF2'
 (expect allow file-read-data "/Users/me/.ssh/config")
 (expect allow file-read-metadata "/")
 (expect allow process-exec "/usr/bin/git")
@@ -115,7 +323,11 @@ check readonly <<'EOF'
 (expect deny mach-lookup "com.apple.cfprefsd.daemon.write")
 (expect allow user-preference-read "com.apple.finder")
 (expect deny sysctl-write "kern.hostname")
-EOF
+(expect deny file-write-data "/dev/dtracehelper")
+(expect deny file-link "/Users/me/proj/a")
+(expect deny file-write-create "/private/var/folders/xy/zz/C/x")
+EOF2
+} | check readonly
 
 # A hostile project path: the profile still reads, and the decision follows
 # the -D value, not any text the path tried to smuggle in.
@@ -131,7 +343,7 @@ EOF
 # Protected paths (spec 003): the default set, decided last match wins.
 HOME=/Users/me render protect --sandbox --protect-secrets --project "$proj" --workdir "$proj" || {
   echo "FAIL - render protect"; exit 1; }
-check protect <<'EOF'
+{ escapes; escapes_dns; escapes_protected; toolchain_base; toolchain; toolchain_confined; cat <<'EOF2'
 (expect deny file-read-data "/Users/me/proj/.env")
 (expect deny file-write-data "/Users/me/proj/.env")
 (expect deny file-read-data "/Users/me/proj/sub/.ENV")
@@ -167,26 +379,32 @@ check protect <<'EOF'
 (expect deny file-read-data "/Library/Keychains/System.keychain")
 (expect allow file-read-data "/Users/me/proj/id_rsa.pub")
 (expect deny file-read-data "/private/tmp/x/.env")
-EOF
+(expect allow file-read-data "/Users/me/proj/.kube/config")
+(expect allow file-read-data "/Users/me/proj/Library/Keychains/x")
+(expect allow file-clone "/Users/me/proj/.git/config")
+EOF2
+} | check protect
 
 # With network only denied, writes are open but the secrets still are not.
 HOME=/Users/me render protect-netonly --no-network --protect-secrets --project "$proj" \
   --workdir "$proj" || exit 1
-check protect-netonly <<'EOF'
+{ escapes; escapes_dns; escapes_protected; cat <<'EOF2'
 (expect deny file-read-data "/Users/me/proj/.env")
 (expect allow file-write-data "/Users/me/.zshrc")
 (expect deny file-write-data "/Users/me/proj/.git/HEAD")
 (expect deny file-read-data "/Users/me/.kube/config")
-EOF
+EOF2
+} | check protect-netonly
 
 # Read-only: the deny-default profile still refuses protected reads.
 HOME=/Users/me render protect-readonly --read-only --protect-secrets --project "$proj" \
   --workdir "$proj" || exit 1
-check protect-readonly <<'EOF'
+{ escapes; escapes_dns; escapes_protected; cat <<'EOF2'
 (expect deny file-read-data "/Users/me/proj/.env")
 (expect allow file-read-data "/Users/me/proj/main.c")
 (expect allow file-read-data "/Users/me/proj/.git/config")
-EOF
+EOF2
+} | check protect-readonly
 
 # A pattern with regex metacharacters stays one literal name; a pattern that
 # cannot be rendered safely is refused, never dropped.

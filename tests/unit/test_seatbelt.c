@@ -53,73 +53,159 @@ static const char *param(const sbx_seatbelt_plan *plan, const char *key)
 
 /* ---- golden profiles ---- */
 
-#define NET_RULES                                                                   \
-    "; network: no internet or other remote socket; local AF_UNIX is spared\n"    \
-    "(deny network*)\n"                                                            \
-    "(allow network* (local unix-socket) (remote unix-socket))\n"                  \
-    "; except DNS, which would carry data out through the resolver\n"             \
-    "(deny network-outbound\n"                                                     \
+/* Spec 000's read-only list: what every mode allows. */
+#define BASE_RULES                                                                  \
+    "(deny default)\n"                                                              \
+    "; running programs; children inherit this profile\n"                         \
+    "(allow process-exec* process-fork)\n"                                          \
+    "; dyld maps every library a program links\n"                                  \
+    "(allow file-map-executable)\n"                                                 \
+    "; every file read (protected paths are taken away last)\n"                    \
+    "(allow file-read*)\n"                                                          \
+    "; sysctl reads: CPU count, OS version, kern.proc for ps\n"                    \
+    "(allow sysctl-read)\n"                                                         \
+    "; process information and signals, only within this sandbox\n"               \
+    "(allow process-info* (target same-sandbox))\n"                                 \
+    "(allow signal (target same-sandbox))\n"                                        \
+    "; writes to the discard devices, the terminal and the command's own\n"        \
+    "; descriptors\n"                                                               \
+    "(allow file-write-data\n"                                                      \
+    "  (literal \"/dev/null\")\n"                                                   \
+    "  (literal \"/dev/zero\")\n"                                                   \
+    "  (literal \"/dev/stdout\")\n"                                                 \
+    "  (literal \"/dev/stderr\")\n"                                                 \
+    "  (regex #\"^/dev/fd/[0-9]+$\")\n"                                             \
+    "  (literal \"/dev/tty\")\n"                                                    \
+    "  (regex #\"^/dev/ttys[0-9]+$\"))\n"                                           \
+    "; Mach services: user and group lookups, preference reads; with writes,\n"    \
+    "; logging, notifications and dirhelper; with a network grant, DNS and TLS\n"  \
+    "(allow mach-lookup\n"                                                          \
+    "  (global-name \"com.apple.system.opendirectoryd.libinfo\")\n"                 \
+    "  (global-name \"com.apple.system.opendirectoryd.membership\")\n"              \
+    "  (global-name \"com.apple.cfprefsd.daemon\")\n"                               \
+    "  (global-name \"com.apple.cfprefsd.agent\")"
+
+#define MACH_TOOLCHAIN                                                              \
+    "\n  (global-name \"com.apple.logd\")\n"                                        \
+    "  (global-name \"com.apple.system.logger\")\n"                                 \
+    "  (global-name \"com.apple.system.notification_center\")\n"                    \
+    "  (global-name \"com.apple.bsd.dirhelper\")"
+
+#define MACH_NETWORK                                                                \
+    "\n  (global-name \"com.apple.dnssd.service\")\n"                               \
+    "  (global-name \"com.apple.SystemConfiguration.DNSConfiguration\")\n"          \
+    "  (global-name \"com.apple.SystemConfiguration.configd\")\n"                   \
+    "  (global-name \"com.apple.trustd.agent\")\n"                                  \
+    "  (global-name \"com.apple.ocspd\")"
+
+#define MACH_END ")\n(allow user-preference-read)\n"
+
+#define TOOLCHAIN_RULES                                                             \
+    "; terminal ioctls, so isatty() and line editing work\n"                       \
+    "(allow file-ioctl\n"                                                           \
+    "  (literal \"/dev/tty\")\n"                                                    \
+    "  (regex #\"^/dev/ttys[0-9]+$\")\n"                                            \
+    "  (literal \"/dev/ptmx\"))\n"                                                  \
+    "; new pseudo-terminals (script, expect, test runners)\n"                      \
+    "(allow pseudo-tty)\n"                                                          \
+    "; dyld registers USDT probes (node, python, ruby) through dtracehelper\n"     \
+    "(allow file-ioctl file-write-data (literal \"/dev/dtracehelper\"))\n"          \
+    "; host_processor_info(): Node's os.cpus(), make -j, build tools\n"            \
+    "(allow mach-host*)\n"                                                          \
+    "; POSIX semaphores and shared memory: Python multiprocessing, compilers\n"    \
+    "(allow ipc-posix-sem ipc-posix-shm)\n"                                         \
+    "; the JVM reads its CPU type through a sysctl that counts as a write\n"       \
+    "(allow sysctl-write (sysctl-name \"kern.grade_cputype\"))\n"
+
+#define DNS_SOCKETS                                                                 \
     "  (remote unix-socket (path-literal \"/var/run/mDNSResponder\"))\n"           \
     "  (remote unix-socket (path-literal \"/private/var/run/mDNSResponder\")))\n"
 
-/* project=workdir, TMPDIR=/var/folders/..., /tmp and /dev: 6 spellings. */
-#define WRITE_RULES                                                                 \
-    "; filesystem: writes only beneath the writable roots, each by its literal\n" \
-    "; and its canonical path (the kernel reports /tmp as /private/tmp)\n"        \
-    "(deny file-write*)\n"                                                          \
-    "(allow file-write*\n"                                                          \
-    "  (subpath (param \"WRITABLE_ROOT_0\"))\n"                                     \
+#define NET_RULES                                                                   \
+    "; network: no IP; local AF_UNIX is spared\n"                                  \
+    "(allow network* (local unix-socket) (remote unix-socket))\n"                  \
+    "; except DNS, which would carry data out through the resolver\n"             \
+    "(deny network-outbound\n" DNS_SOCKETS
+
+#define NET_ALLOW_RULES "; network: not restricted\n(allow network* system-socket)\n"
+
+#define WRITES_OPEN                                                                 \
+    "; filesystem: writes are not confined\n"                                      \
+    "(allow file-write* file-link file-clone)\n"
+
+#define ROOT_FILTERS                                                                \
+    "\n  (subpath (param \"WRITABLE_ROOT_0\"))\n"                                   \
     "  (subpath (param \"WRITABLE_ROOT_1\"))\n"                                     \
     "  (subpath (param \"WRITABLE_ROOT_2\"))\n"                                     \
     "  (subpath (param \"WRITABLE_ROOT_3\"))\n"                                     \
     "  (subpath (param \"WRITABLE_ROOT_4\"))\n"                                     \
-    "  (subpath (param \"WRITABLE_ROOT_5\")))\n"
+    "  (subpath (param \"WRITABLE_ROOT_5\"))\n"                                     \
+    "  (subpath (param \"WRITABLE_ROOT_6\"))\n"                                     \
+    "  (subpath (param \"WRITABLE_ROOT_7\")))\n"
 
-#define ALLOW_HEAD                                                                  \
+/* project=workdir, TMPDIR=/var/folders/..., /tmp, /dev, and TMPDIR's sibling
+ * C (DARWIN_USER_CACHE_DIR): 8 spellings. */
+#define WRITE_RULES                                                                 \
+    "; filesystem: writes only beneath the writable roots, each by its literal\n" \
+    "; and its canonical path (the kernel reports /tmp as /private/tmp)\n"        \
+    "(allow file-write*" ROOT_FILTERS                                               \
+    "; hard links only of files inside the roots; clones are copies\n"            \
+    "(allow file-link" ROOT_FILTERS                                                 \
+    "(allow file-clone)\n"
+
+#define HEAD                                                                        \
     "(version 1)\n"                                                                 \
-    "; libsandbox profile: allow by default, then take away what was asked\n"      \
-    "(allow default)\n"
+    "; libsandbox profile: everything not listed is refused\n" BASE_RULES
 
-/* Spec 004: never-allowed tools, last in every profile so they win. */
+#define NEVER_HEAD                                                                  \
+    "; never, in any mode: launchd jobs, LaunchServices, Apple events\n"           \
+    "(deny job-creation lsopen appleevent-send)\n"                                  \
+    "; nor the services behind them, the keychain, or the pasteboard\n"            \
+    "(deny mach-lookup\n"                                                           \
+    "  (global-name \"com.apple.coreservices.launchservicesd\")\n"                  \
+    "  (global-name \"com.apple.CoreServices.coreservicesd\")\n"                    \
+    "  (global-name \"com.apple.coreservices.appleevents\")\n"                      \
+    "  (global-name \"com.apple.xpc.smd\")\n"                                       \
+    "  (global-name \"com.apple.backgroundtaskmanagementagent\")\n"                 \
+    "  (global-name \"com.apple.SecurityServer\")\n"                                \
+    "  (global-name \"com.apple.secd\")\n"                                          \
+    "  (global-name \"com.apple.pasteboard.1\")\n"                                  \
+    "  (global-name-prefix \"com.apple.lsd.\")\n"                                   \
+    "  (global-name-prefix \"com.apple.securityd\")\n"                              \
+    "  (global-name-prefix \"com.apple.security.\")\n"                              \
+    "  (global-name-prefix \"com.apple.ctkd.\")\n"                                 \
+    "  (global-name-prefix \"com.apple.axserver\")"
+
+/* Without a network grant the resolver's Mach door is named too. */
+#define NEVER_NO_NET NEVER_HEAD "\n  (global-name \"com.apple.dnssd.service\"))\n"
+#define NEVER_NET NEVER_HEAD ")\n"
+
+/* Spec 004: never-allowed tools, by path and by name anywhere. */
 #define DENY_EXEC                                                                   \
-    "; tools that act outside the sandbox are never run\n"                        \
+    "; tools that act outside the sandbox are never run, under any directory\n"   \
     "(deny process-exec\n"                                                          \
     "  (literal \"/bin/launchctl\")\n"                                              \
     "  (literal \"/usr/bin/osascript\")\n"                                          \
     "  (literal \"/usr/bin/open\")\n"                                               \
     "  (literal \"/usr/bin/security\")\n"                                           \
-    "  (literal \"/usr/bin/sudo\"))\n"
+    "  (literal \"/usr/bin/sudo\")\n"                                               \
+    "  (regex #\"/[lL][aA][uU][nN][cC][hH][cC][tT][lL]$\")\n"                       \
+    "  (regex #\"/[oO][sS][aA][sS][cC][rR][iI][pP][tT]$\")\n"                       \
+    "  (regex #\"/[oO][pP][eE][nN]$\")\n"                                           \
+    "  (regex #\"/[sS][eE][cC][uU][rR][iI][tT][yY]$\")\n"                           \
+    "  (regex #\"/[sS][uU][dD][oO]$\"))\n"
 
-static const char golden_net[] = ALLOW_HEAD NET_RULES DENY_EXEC;
-static const char golden_fs[] = ALLOW_HEAD WRITE_RULES DENY_EXEC;
-static const char golden_both[] = ALLOW_HEAD NET_RULES WRITE_RULES DENY_EXEC;
+static const char golden_net[] = HEAD MACH_TOOLCHAIN MACH_END TOOLCHAIN_RULES NET_RULES
+    WRITES_OPEN NEVER_NO_NET DENY_EXEC;
+static const char golden_fs[] = HEAD MACH_TOOLCHAIN MACH_NETWORK
+    "\n  (global-name \"com.apple.networkd\")" MACH_END TOOLCHAIN_RULES NET_ALLOW_RULES
+    WRITE_RULES NEVER_NET DENY_EXEC;
+static const char golden_both[] = HEAD MACH_TOOLCHAIN MACH_END TOOLCHAIN_RULES NET_RULES
+    WRITE_RULES NEVER_NO_NET DENY_EXEC;
 static const char golden_read_only[] =
     "(version 1)\n"
-    "; libsandbox read-only profile: everything not listed is refused\n"
-    "(deny default)\n"
-    "; running programs; children inherit this profile\n"
-    "(allow process-exec* process-fork)\n"
-    "(allow file-map-executable)\n"
-    "; every file read\n"
-    "(allow file-read*)\n"
-    "; sysctl reads (no sysctl-write)\n"
-    "(allow sysctl-read)\n"
-    "; process information and signals, only within this sandbox\n"
-    "(allow process-info* (target same-sandbox))\n"
-    "(allow signal (target same-sandbox))\n"
-    "; writes only to the discard devices and the terminal\n"
-    "(allow file-write-data\n"
-    "  (literal \"/dev/null\")\n"
-    "  (literal \"/dev/zero\")\n"
-    "  (literal \"/dev/tty\")\n"
-    "  (regex #\"^/dev/ttys[0-9]+$\"))\n"
-    "; user and group lookups, and preference reads\n"
-    "(allow mach-lookup\n"
-    "  (global-name \"com.apple.system.opendirectoryd.libinfo\")\n"
-    "  (global-name \"com.apple.system.opendirectoryd.membership\")\n"
-    "  (global-name \"com.apple.cfprefsd.daemon\")\n"
-    "  (global-name \"com.apple.cfprefsd.agent\"))\n"
-    "(allow user-preference-read)\n" DENY_EXEC;
+    "; libsandbox read-only profile: everything not listed is refused\n" BASE_RULES MACH_END
+    NEVER_NO_NET DENY_EXEC;
 
 static void check_golden(int network, int fs, const char *golden, size_t n_params)
 {
@@ -141,13 +227,13 @@ static void test_golden_network_only(void **state)
 static void test_golden_confined_only(void **state)
 {
     (void)state;
-    check_golden(SANDBOX_NETWORK_ALLOW, SANDBOX_FS_CONFINED, golden_fs, 6);
+    check_golden(SANDBOX_NETWORK_ALLOW, SANDBOX_FS_CONFINED, golden_fs, 8);
 }
 
 static void test_golden_network_and_confined(void **state)
 {
     (void)state;
-    check_golden(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED, golden_both, 6);
+    check_golden(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED, golden_both, 8);
 }
 
 static void test_golden_read_only_is_fixed_and_has_no_params(void **state)
@@ -162,7 +248,7 @@ static void test_read_only_refuses_unix_sockets_and_writes(void **state)
 {
     (void)state;
     /* Nothing in the read-only profile gives back a socket or a file write. */
-    assert_null(strstr(golden_read_only, "network"));
+    assert_null(strstr(golden_read_only, "(allow network"));
     assert_null(strstr(golden_read_only, "unix-socket"));
     assert_null(strstr(golden_read_only, "file-write*"));
     assert_null(strstr(golden_read_only, "(allow default"));
@@ -170,7 +256,9 @@ static void test_read_only_refuses_unix_sockets_and_writes(void **state)
     assert_null(strstr(golden_read_only, "(allow user-preference-write"));
     assert_null(strstr(golden_read_only, "ipc-"));
     assert_null(strstr(golden_read_only, "iokit"));
-    assert_null(strstr(golden_read_only, "appleevent"));
+    assert_null(strstr(golden_read_only, "(allow appleevent"));
+    assert_null(strstr(golden_read_only, "file-ioctl"));
+    assert_null(strstr(golden_read_only, "com.apple.logd"));
 }
 
 static void test_internet_only_allows_outbound_ip_but_not_loopback(void **state)
@@ -184,7 +272,7 @@ static void test_internet_only_allows_outbound_ip_but_not_loopback(void **state)
     assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_MACOS, &r, &err), SANDBOX_OK);
     assert_int_equal(sbx_seatbelt_plan_build(&r, cmd, sbx_macos_canon_textual, &plan, &err),
                      SANDBOX_OK);
-    deny_all = strstr(plan.profile, "(deny network*)\n");
+    deny_all = strstr(plan.profile, "(deny default)\n");
     allow_ip = strstr(plan.profile, "(allow network-outbound (remote ip \"*:*\"))\n");
     deny_lo = strstr(plan.profile, "(deny network-outbound (remote ip \"localhost:*\"))\n");
     /* Later rules win: refuse all, give outbound IP back, take loopback away. */
@@ -192,14 +280,183 @@ static void test_internet_only_allows_outbound_ip_but_not_loopback(void **state)
     assert_non_null(allow_ip);
     assert_non_null(deny_lo);
     assert_true(deny_all < allow_ip && allow_ip < deny_lo);
+    assert_null(strstr(plan.profile, "(allow network*)"));
+    assert_null(strstr(plan.profile, "system-socket"));
     /* Nothing may listen or accept: no bind or inbound allowance. */
     assert_null(strstr(plan.profile, "(allow network-bind"));
     assert_null(strstr(plan.profile, "(allow network-inbound"));
-    /* Unlike no-network, DNS must work to reach the internet by name. */
+    /* Unlike no-network, DNS must work to reach the internet by name, by
+     * socket and by Mach service; Network.framework's daemon connects for
+     * its caller, past the address filter, so it stays out. */
     assert_null(strstr(plan.profile, "mDNSResponder"));
+    assert_non_null(strstr(plan.profile, "(global-name \"com.apple.dnssd.service\")\n"));
+    assert_null(strstr(plan.profile, "com.apple.networkd"));
     sbx_seatbelt_plan_free(&plan);
     sbx_resolved_free(&r);
     sandbox_policy_free(p);
+}
+
+/* ---- deny-default in every mode (issue 21) ---- */
+
+/* Every mode the launcher can ask for, classes included. */
+static sandbox_policy *mode_policy(size_t i)
+{
+    static const int net[] = {SANDBOX_NETWORK_DENY,   SANDBOX_NETWORK_ALLOW,
+                              SANDBOX_NETWORK_DENY,   SANDBOX_NETWORK_INTERNET_ONLY,
+                              SANDBOX_NETWORK_ALLOW,  SANDBOX_NETWORK_DENY,
+                              SANDBOX_NETWORK_ALLOW,  SANDBOX_NETWORK_INTERNET_ONLY};
+    static const int fs[] = {SANDBOX_FS_UNRESTRICTED, SANDBOX_FS_CONFINED, SANDBOX_FS_CONFINED,
+                             SANDBOX_FS_CONFINED,     SANDBOX_FS_READ_ONLY, SANDBOX_FS_CONFINED,
+                             SANDBOX_FS_CONFINED,     SANDBOX_FS_CONFINED};
+    sandbox_policy *p = policy(net[i], fs[i], "/Users/me/proj");
+    if (i >= 5)
+        assert_int_equal(sandbox_policy_set_class(p, i == 5 ? SANDBOX_CLASS_OFFLINE
+                                                             : SANDBOX_CLASS_BUILD),
+                         SANDBOX_OK);
+    return p;
+}
+#define N_MODES 8
+
+static void test_every_mode_is_deny_default(void **state)
+{
+    size_t i;
+    (void)state;
+    for (i = 0; i < N_MODES; i++) {
+        sandbox_policy *p = mode_policy(i);
+        sbx_seatbelt_plan plan;
+        const char *nl;
+        plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+        nl = strchr(plan.profile + strlen("(version 1)\n"), '\n');
+        assert_non_null(nl);
+        assert_true(strncmp(nl + 1, "(deny default)\n", 15) == 0);
+        assert_null(strstr(plan.profile, "(allow default"));
+        sbx_seatbelt_plan_free(&plan);
+        sandbox_policy_free(p);
+    }
+}
+
+static void test_escape_routes_are_denied_after_every_allowance(void **state)
+{
+    size_t i;
+    (void)state;
+    for (i = 0; i < N_MODES; i++) {
+        sandbox_policy *p = mode_policy(i);
+        sbx_seatbelt_plan plan;
+        const char *never, *last_allow = NULL, *q;
+        plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+        never = strstr(plan.profile, "(deny job-creation lsopen appleevent-send)\n");
+        assert_non_null(never);
+        for (q = plan.profile; (q = strstr(q, "(allow ")) != NULL; q++)
+            last_allow = q;
+        assert_true(last_allow < never);
+        assert_non_null(strstr(never, "(global-name \"com.apple.SecurityServer\")"));
+        assert_non_null(strstr(never, "(global-name-prefix \"com.apple.securityd\")"));
+        assert_non_null(strstr(never, "(global-name \"com.apple.coreservices.appleevents\")"));
+        assert_null(strstr(plan.profile, "(allow job-creation"));
+        assert_null(strstr(plan.profile, "(allow lsopen"));
+        sbx_seatbelt_plan_free(&plan);
+        sandbox_policy_free(p);
+    }
+}
+
+static void test_a_class_refuses_unix_sockets_but_the_resolvers(void **state)
+{
+    sbx_seatbelt_plan plan;
+    sandbox_policy *p;
+    (void)state;
+    /* Offline: no network, so no unix socket at all and no resolver. */
+    p = mode_policy(5);
+    plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+    assert_null(strstr(plan.profile, "(allow network"));
+    assert_non_null(strstr(plan.profile, "(global-name \"com.apple.dnssd.service\"))\n"));
+    sbx_seatbelt_plan_free(&plan);
+    sandbox_policy_free(p);
+    /* Build with the internet: IP out, the resolver's socket, nothing else. */
+    p = mode_policy(7);
+    plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+    assert_null(strstr(plan.profile, "(local unix-socket)"));
+    assert_non_null(strstr(plan.profile, "(allow network-outbound\n" DNS_SOCKETS));
+    sbx_seatbelt_plan_free(&plan);
+    sandbox_policy_free(p);
+    /* Build with the network unrestricted: unix sockets taken away again. */
+    p = mode_policy(6);
+    plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+    assert_non_null(strstr(plan.profile, NET_ALLOW_RULES
+                           "; the class refuses unix sockets but the resolver's\n"
+                           "(deny network* (local unix-socket) (remote unix-socket))\n"
+                           "; the resolver's socket, for the granted network\n"
+                           "(allow network-outbound\n" DNS_SOCKETS));
+    sbx_seatbelt_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+static void test_user_cache_is_writable_only_when_confined(void **state)
+{
+    sandbox_policy *p;
+    sbx_seatbelt_plan plan;
+    size_t i, n;
+    (void)state;
+    p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED, "/Users/me/proj");
+    plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+    assert_string_equal(param(&plan, "WRITABLE_ROOT_6"), "/var/folders/ab/cd/C");
+    assert_string_equal(param(&plan, "WRITABLE_ROOT_7"), "/private/var/folders/ab/cd/C");
+    sbx_seatbelt_plan_free(&plan);
+    sandbox_policy_free(p);
+    /* Writes unconfined or read-only: no roots at all. */
+    p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_UNRESTRICTED, "/Users/me/proj");
+    plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+    assert_int_equal(plan.n_params, 0);
+    sbx_seatbelt_plan_free(&plan);
+    sandbox_policy_free(p);
+    /* A TMPDIR of another shape has no known sibling. */
+    p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED, "/Users/me/proj");
+    assert_int_equal(sandbox_policy_set_temp_dir(p, "/Users/me/tmp/T"), SANDBOX_OK);
+    plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+    for (i = 0, n = 0; i < plan.n_params; i++)
+        n += strstr(plan.params[i].value, "/C") != NULL;
+    assert_int_equal(n, 0);
+    sbx_seatbelt_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+static void test_mach_services_listed_are_the_ones_allowed(void **state)
+{
+    size_t i, k;
+    (void)state;
+    for (i = 0; i < N_MODES; i++) {
+        sandbox_policy *p = mode_policy(i);
+        sbx_seatbelt_plan plan;
+        sbx_resolved r;
+        sandbox_error err;
+        const char *names[32], *allow, *never;
+        size_t n;
+        assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_MACOS, &r, &err), SANDBOX_OK);
+        assert_int_equal(sbx_seatbelt_plan_build(&r, cmd, sbx_macos_canon_textual, &plan, &err),
+                         SANDBOX_OK);
+        n = sbx_seatbelt_mach_services(&r, names, 32);
+        assert_true(n >= 4 && n <= 32);
+        allow = strstr(plan.profile, "(allow mach-lookup");
+        never = strstr(plan.profile, "(deny mach-lookup");
+        assert_non_null(allow);
+        assert_non_null(never);
+        for (k = 0; k < n; k++) {
+            char want[128];
+            const char *at;
+            snprintf(want, sizeof want, "(global-name \"%s\")", names[k]);
+            at = strstr(allow, want);
+            assert_non_null(at);
+            assert_true(at < never);
+            assert_null(strstr(names[k], "Security"));
+            assert_null(strstr(names[k], "securityd"));
+        }
+        /* DNS by the Mach door exactly when the network is granted. */
+        for (k = 0; k < n && strcmp(names[k], "com.apple.dnssd.service") != 0; k++)
+            ;
+        assert_int_equal(k < n, r.network != SANDBOX_NETWORK_DENY);
+        sbx_seatbelt_plan_free(&plan);
+        sbx_resolved_free(&r);
+        sandbox_policy_free(p);
+    }
 }
 
 /* ---- canonical paths ---- */
@@ -397,37 +654,44 @@ static void test_hostile_paths_never_change_the_profile(void **state)
 #define PROTECT_RULES                                                                         \
     "; protected paths: denied even inside the writable roots; rendered last so\n"            \
     "; they win. Names match per component, case-insensitively, and below\n"                  \
-    "(deny file-read* file-write* (regex #\"/[.][eE][nN][vV](/|$)\"))\n"                      \
-    "(deny file-read* file-write* (regex #\"/[.][eE][nN][vV][.][^/]*(/|$)\"))\n"              \
-    "(deny file-read* file-write* (regex #\"/[^/]*[.][pP][eE][mM](/|$)\"))\n"                 \
-    "(deny file-read* file-write* (regex #\"/[^/]*[.][kK][eE][yY](/|$)\"))\n"                 \
-    "(deny file-read* file-write* (regex #\"/[iI][dD][_][rR][sS][aA](/|$)\"))\n"              \
-    "(deny file-read* file-write* (regex #\"/[iI][dD][_][rR][sS][aA][_][^/]*(/|$)\"))\n"      \
-    "(deny file-read* file-write* (regex #\"/[iI][dD][_][dD][sS][aA](/|$)\"))\n"              \
-    "(deny file-read* file-write* (regex #\"/[iI][dD][_][dD][sS][aA][_][^/]*(/|$)\"))\n"      \
-    "(deny file-read* file-write* (regex #\"/[iI][dD][_][eE][cC][dD][sS][aA](/|$)\"))\n"      \
-    "(deny file-read* file-write* (regex #\"/[iI][dD][_][eE][cC][dD][sS][aA][_][^/]*(/|$)\"))\n" \
-    "(deny file-read* file-write* (regex #\"/[iI][dD][_][eE][dD]25519(/|$)\"))\n"             \
-    "(deny file-read* file-write* (regex #\"/[iI][dD][_][eE][dD]25519[_][^/]*(/|$)\"))\n"     \
-    "(deny file-read* file-write* (regex #\"/[.][sS][sS][hH](/|$)\"))\n"                      \
-    "(deny file-read* file-write* (regex #\"/[.][aA][wW][sS](/|$)\"))\n"                      \
-    "(deny file-read* file-write* (regex #\"/[.][gG][nN][uU][pP][gG](/|$)\"))\n"              \
-    "(deny file-read* file-write* (regex #\"/[.][nN][eE][tT][rR][cC](/|$)\"))\n"              \
-    "(deny file-read* file-write* (regex #\"/[.][pP][yY][pP][iI][rR][cC](/|$)\"))\n"          \
-    "(deny file-write* (regex #\"/[.][gG][iI][tT](/|$)\"))\n"                                 \
-    "(deny file-read* file-write*\n"                                                          \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][eE][nN][vV](/|$)\"))\n"                      \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][eE][nN][vV][.][^/]*(/|$)\"))\n"              \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[^/]*[.][pP][eE][mM](/|$)\"))\n"                 \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[^/]*[.][kK][eE][yY](/|$)\"))\n"                 \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][rR][sS][aA](/|$)\"))\n"              \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][rR][sS][aA][_][^/]*(/|$)\"))\n"      \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][dD][sS][aA](/|$)\"))\n"              \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][dD][sS][aA][_][^/]*(/|$)\"))\n"      \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][eE][cC][dD][sS][aA](/|$)\"))\n"      \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][eE][cC][dD][sS][aA][_][^/]*(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][eE][dD]25519(/|$)\"))\n"             \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][eE][dD]25519[_][^/]*(/|$)\"))\n"     \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][sS][sS][hH](/|$)\"))\n"                      \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][aA][wW][sS](/|$)\"))\n"                      \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][gG][nN][uU][pP][gG](/|$)\"))\n"              \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][nN][eE][tT][rR][cC](/|$)\"))\n"              \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][pP][yY][pP][iI][rR][cC](/|$)\"))\n"          \
+    "(deny file-write* file-link (regex #\"/[.][gG][iI][tT](/|$)\"))\n"                                 \
+    "(deny file-read* file-write* file-link file-clone\n"                                    \
     "  (subpath (param \"PROTECTED_0\"))\n"                                                   \
     "  (subpath (param \"PROTECTED_1\"))\n"                                                   \
     "  (subpath (param \"PROTECTED_2\"))\n"                                                   \
     "  (subpath (param \"PROTECTED_3\"))\n"                                                   \
     "  (subpath (param \"PROTECTED_4\"))\n"                                                   \
-    "  (subpath (param \"PROTECTED_5\")))\n"                                                  \
+    "  (subpath (param \"PROTECTED_5\"))\n"                                                  \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][nN][pP][mM][rR][cC](/|$)\"))\n"                                                        \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][dD][oO][cC][kK][eE][rR](/|$)\"))\n"                                                        \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][kK][uU][bB][eE](/|$)\"))\n"                                                        \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][cC][oO][nN][fF][iI][gG]/[gG][hH](/|$)\"))\n"                                                        \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS](/|$)\"))\n"                                                        \
+    "  (regex #\"^/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS](/|$)\"))\n"   \
     "; the parents of protected home paths cannot be renamed or removed\n"                    \
     "(deny file-write-unlink\n"                                                               \
     "  (literal (param \"PROTECTED_PARENT_0\"))\n"                                            \
     "  (literal (param \"PROTECTED_PARENT_1\")))\n"
 
-static const char golden_protect[] = ALLOW_HEAD NET_RULES WRITE_RULES DENY_EXEC PROTECT_RULES;
+static const char golden_protect[] = HEAD MACH_TOOLCHAIN MACH_END TOOLCHAIN_RULES NET_RULES
+    WRITE_RULES NEVER_NO_NET DENY_EXEC PROTECT_RULES;
 
 static sandbox_policy *protected_policy(int network, int fs)
 {
@@ -447,7 +711,9 @@ static void test_golden_default_protected_set(void **state)
     assert_string_equal(plan.profile, golden_protect);
     /* Only the home-only entries need exact rules; ~/.ssh is the .ssh name
      * rule's, so it is not repeated as a parameter. */
-    assert_int_equal(plan.n_params, 6 + 6 + 2);
+    /* Roots and TMPDIR's sibling C, six exact paths, two parents, and home
+     * for the case-insensitive rules. */
+    assert_int_equal(plan.n_params, 8 + 6 + 2 + 1);
     assert_string_equal(param(&plan, "PROTECTED_0"), "/Users/me/.npmrc");
     assert_string_equal(param(&plan, "PROTECTED_1"), "/Users/me/.docker");
     assert_string_equal(param(&plan, "PROTECTED_2"), "/Users/me/.kube");
@@ -500,6 +766,31 @@ static int fake_home_realpath(const char *path, char **out, sandbox_error *err)
     return sbx_macos_canon_textual(path, out, err);
 }
 
+/* A ~/ path the regex builder cannot render (non-ASCII) keeps its exact
+ * rules: the plan succeeds, nothing partial is left, and an ASCII sibling
+ * still gets its case-insensitive rule. */
+static void test_unrenderable_home_path_keeps_its_exact_rules(void **state)
+{
+    sandbox_policy *p = policy(SANDBOX_NETWORK_ALLOW, SANDBOX_FS_CONFINED, "/Users/me/proj");
+    sbx_seatbelt_plan plan;
+    (void)state;
+    assert_int_equal(setenv("HOME", "/Users/me", 1), 0);
+    assert_int_equal(sandbox_policy_add_protected(p, "~/caf\xc3\xa9", SANDBOX_PROTECT_ALL),
+                     SANDBOX_OK);
+    assert_int_equal(sandbox_policy_add_protected(p, "~/tok", SANDBOX_PROTECT_ALL), SANDBOX_OK);
+    plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+    assert_string_equal(param(&plan, "PROTECTED_0"), "/Users/me/caf\xc3\xa9");
+    assert_non_null(strstr(plan.profile, "(deny file-read* file-write* file-link file-clone\n"
+                                         "  (subpath (param \"PROTECTED_0\"))\n"
+                                         "  (subpath (param \"PROTECTED_1\"))\n"
+                                         "  (subpath (param \"PROTECTED_2\"))\n"
+                                         "  (require-all (subpath (param \"HOME_0\")) (regex "
+                                         "#\"^/[^/][^/]*/[^/][^/]*/[tT][oO][kK](/|$)\"))\n"));
+    assert_null(strstr(plan.profile, "\xc3"));
+    sbx_seatbelt_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
 static void test_home_paths_by_both_spellings_with_parents(void **state)
 {
     sandbox_policy *p = policy(SANDBOX_NETWORK_ALLOW, SANDBOX_FS_CONFINED, "/Users/me/proj");
@@ -523,17 +814,25 @@ static void test_home_paths_by_both_spellings_with_parents(void **state)
     assert_string_equal(param(&plan, "PROTECTED_4"), "/Library/Keychains"); /* macOS target */
     assert_string_equal(param(&plan, "HOME_0"), "/Users/me");
     assert_string_equal(param(&plan, "HOME_1"), "/Volumes/Home/me");
+    /* ~/ wildcards are pinned to home's own level by depth, not by text:
+     * /Users/me is two components deep, /Volumes/Home/me three. */
     assert_non_null(strstr(plan.profile,
-                           "(deny file-read* file-write*\n"
-                           "  (require-all (subpath (param \"HOME_0\")) (regex #\"/[.][cC][oO][nN][fF][iI][gG]/[^/]*[.][jJ][sS][oO][nN](/|$)\"))\n"
-                           "  (require-all (subpath (param \"HOME_1\")) (regex #\"/[.][cC][oO][nN][fF][iI][gG]/[^/]*[.][jJ][sS][oO][nN](/|$)\")))\n"));
-    assert_non_null(strstr(plan.profile, "(deny file-read* file-write*\n"
+                           "(deny file-read* file-write* file-link file-clone\n"
+                           "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][cC][oO][nN][fF][iI][gG]/[^/]*[.][jJ][sS][oO][nN](/|$)\"))\n"
+                           "  (require-all (subpath (param \"HOME_1\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[^/][^/]*/[.][cC][oO][nN][fF][iI][gG]/[^/]*[.][jJ][sS][oO][nN](/|$)\")))\n"));
+    /* Exact paths: both spellings, then the same case-insensitively. */
+    assert_non_null(strstr(plan.profile, "(deny file-read* file-write* file-link file-clone\n"
                                          "  (subpath (param \"PROTECTED_0\"))\n"
                                          "  (subpath (param \"PROTECTED_1\"))\n"
-                                         "  (subpath (param \"PROTECTED_4\")))\n"
-                                         "(deny file-write*\n"
+                                         "  (subpath (param \"PROTECTED_4\"))\n"
+                                         "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[aA]/[bB]/[cC](/|$)\"))\n"
+                                         "  (require-all (subpath (param \"HOME_1\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[^/][^/]*/[aA]/[bB]/[cC](/|$)\"))\n"
+                                         "  (regex #\"^/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS](/|$)\"))\n"
+                                         "(deny file-write* file-link\n"
                                          "  (subpath (param \"PROTECTED_2\"))\n"
-                                         "  (subpath (param \"PROTECTED_3\")))\n"));
+                                         "  (subpath (param \"PROTECTED_3\"))\n"
+                                         "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[wW](/|$)\"))\n"
+                                         "  (require-all (subpath (param \"HOME_1\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[^/][^/]*/[wW](/|$)\")))\n"));
     /* No home path text in the profile, only parameter names. */
     assert_null(strstr(plan.profile, "/Users/me"));
     assert_null(strstr(plan.profile, "/Volumes"));
@@ -691,7 +990,7 @@ static void test_argv_is_sandbox_exec_profile_params_then_command(void **state)
     char **argv;
     (void)state;
     plan_for(p, dash_cmd, sbx_macos_canon_textual, &plan);
-    assert_int_equal(plan.argc, 3 + 2 * 6 + 1 + 3);
+    assert_int_equal(plan.argc, 3 + 2 * 8 + 1 + 3);
     assert_string_equal(plan.argv[0], "/usr/bin/sandbox-exec");
     assert_string_equal(plan.argv[1], "-p");
     assert_string_equal(plan.argv[2], plan.profile);
@@ -702,11 +1001,11 @@ static void test_argv_is_sandbox_exec_profile_params_then_command(void **state)
         assert_string_equal(plan.argv[4 + 2 * i], want);
     }
     /* "--" before the command, so a command starting with '-' stays one. */
-    assert_string_equal(plan.argv[15], "--");
-    assert_string_equal(plan.argv[16], "-rf");
-    assert_string_equal(plan.argv[17], "--");
-    assert_string_equal(plan.argv[18], "x y");
-    assert_null(plan.argv[19]);
+    assert_string_equal(plan.argv[19], "--");
+    assert_string_equal(plan.argv[20], "-rf");
+    assert_string_equal(plan.argv[21], "--");
+    assert_string_equal(plan.argv[22], "x y");
+    assert_null(plan.argv[23]);
     /* Detached argv is freed like sandbox_result_clear() does. */
     argv = sbx_seatbelt_take_argv(&plan);
     assert_null(plan.argv);
@@ -844,6 +1143,11 @@ int main(void)
         cmocka_unit_test(test_golden_read_only_is_fixed_and_has_no_params),
         cmocka_unit_test(test_read_only_refuses_unix_sockets_and_writes),
         cmocka_unit_test(test_internet_only_allows_outbound_ip_but_not_loopback),
+        cmocka_unit_test(test_every_mode_is_deny_default),
+        cmocka_unit_test(test_escape_routes_are_denied_after_every_allowance),
+        cmocka_unit_test(test_a_class_refuses_unix_sockets_but_the_resolvers),
+        cmocka_unit_test(test_user_cache_is_writable_only_when_confined),
+        cmocka_unit_test(test_mach_services_listed_are_the_ones_allowed),
         cmocka_unit_test(test_firmlink_map_is_textual_and_exact),
         cmocka_unit_test(test_each_root_by_literal_and_canonical_deduplicated),
         cmocka_unit_test(test_canonical_and_literal_roots_collapse),
@@ -853,6 +1157,7 @@ int main(void)
         cmocka_unit_test(test_golden_default_protected_set),
         cmocka_unit_test(test_protection_is_rendered_in_every_mode),
         cmocka_unit_test(test_home_paths_by_both_spellings_with_parents),
+        cmocka_unit_test(test_unrenderable_home_path_keeps_its_exact_rules),
         cmocka_unit_test(test_name_regex_shapes),
         cmocka_unit_test(test_name_regex_refuses_hostile_patterns),
         cmocka_unit_test(test_unrenderable_pattern_fails_the_plan),
