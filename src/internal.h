@@ -70,6 +70,7 @@ struct sbx_root {
     int kind;         /* enum sbx_root_kind */
     char *given;      /* as the host spelled it; NULL when the same as path */
     const char *from; /* the environment variable it came from (static), or NULL */
+    int shared;       /* a shared temp directory (/tmp): may hold a home, never "/" */
 };
 
 /* 1 when the hard-link scan walks roots of this kind. The project, working

@@ -499,6 +499,8 @@ static int check_roots(sbx_resolved *r, int target, const struct sbx_facts *fact
      * kept for --explain. Windows keeps the spelling: its backend opens it. */
     for (i = 0; rc == SANDBOX_OK && i < r->n_roots; i++) {
         struct sbx_root *root = &r->roots[i];
+        root->shared = root->kind == SBX_ROOT_SYSTEM_TEMP ||
+                       (root->kind == SBX_ROOT_TEMP && is_shared_temp(&c, c.facts[i].final, &c.facts[i]));
         if (target == SANDBOX_TARGET_WINDOWS || strcmp(root->path, c.facts[i].final) == 0)
             continue;
         root->given = root->path;

@@ -399,11 +399,11 @@ static void test_never_allowed_tools_are_listed_for_macos(void **state)
 static void test_scanned_roots_are_project_and_scratch_not_shared_ones(void **state)
 {
     struct sbx_root roots[] = {
-        {"/p", SBX_ROOT_PROJECT, NULL, NULL},      {"/a", SBX_ROOT_ADDED, NULL, NULL},
-        {"/w", SBX_ROOT_WORKDIR, NULL, NULL},      {"/o", SBX_ROOT_OUTPUT, NULL, NULL},
-        {"/var/t", SBX_ROOT_TEMP, NULL, NULL},     {"/var/tmp", SBX_ROOT_TEMP, NULL, NULL},
-        {"/tmp", SBX_ROOT_SYSTEM_TEMP, NULL, NULL}, {"/dev", SBX_ROOT_DEV, NULL, NULL},
-        {"/c", SBX_ROOT_CACHE, NULL, NULL},        {"/k", SBX_ROOT_PACKAGE, NULL, NULL},
+        {"/p", SBX_ROOT_PROJECT, NULL, NULL, 0},      {"/a", SBX_ROOT_ADDED, NULL, NULL, 0},
+        {"/w", SBX_ROOT_WORKDIR, NULL, NULL, 0},      {"/o", SBX_ROOT_OUTPUT, NULL, NULL, 0},
+        {"/var/t", SBX_ROOT_TEMP, NULL, NULL, 0},     {"/var/tmp", SBX_ROOT_TEMP, NULL, NULL, 0},
+        {"/tmp", SBX_ROOT_SYSTEM_TEMP, NULL, NULL, 0}, {"/dev", SBX_ROOT_DEV, NULL, NULL, 0},
+        {"/c", SBX_ROOT_CACHE, NULL, NULL, 0},        {"/k", SBX_ROOT_PACKAGE, NULL, NULL, 0},
     };
     const int want[] = {1, 1, 1, 1, 1, 0, 0, 0, 0, 0};
     size_t i;
