@@ -403,7 +403,7 @@ static int check_root(struct check *c, const sbx_resolved *r, size_t i)
                             "directory %s (%s), and a sandbox that may write there can rewrite "
                             "your shell's startup files and keys; %s",
                             name, f->final,
-                            strlen(home) == strlen(f->final) ? "is" : "contains", home,
+                            sbx_path_within(c->target, f->final, home) ? "is" : "contains", home,
                             c->homes[h].var ? c->homes[h].var : "the account's home", hint_for(root));
     }
     if (!system && forbidden_id(c, f, 0))
