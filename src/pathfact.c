@@ -345,14 +345,13 @@ out:
 
 int sbx_lookup_host(void *ctx, int target, const char *path, struct sbx_path_fact *out)
 {
-    int here = 0;
+#if defined(__linux__)
+    const int here = target == SANDBOX_TARGET_LINUX;
+#elif defined(__APPLE__)
+    const int here = target == SANDBOX_TARGET_MACOS;
+#endif
     (void)ctx;
     memset(out, 0, sizeof *out);
-#if defined(__linux__)
-    here = target == SANDBOX_TARGET_LINUX;
-#elif defined(__APPLE__)
-    here = target == SANDBOX_TARGET_MACOS;
-#endif
 #if defined(__linux__) || defined(__APPLE__)
     if (here && path[0] == '/') {
         if (walk(path, out) == 0)

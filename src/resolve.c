@@ -485,10 +485,12 @@ static int check_roots(sbx_resolved *r, int target, const struct sbx_facts *fact
     c.f = facts;
     c.err = err;
     rc = find_homes(&c);
-    if (rc == SANDBOX_OK && r->n_roots) {
-        c.facts = calloc(r->n_roots, sizeof *c.facts);
-        if (!c.facts)
-            rc = sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while resolving roots");
+    if (rc == SANDBOX_OK) {
+        c.facts = calloc(r->n_roots + 1, sizeof *c.facts);
+        if (!c.facts) {
+            sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while resolving roots");
+            rc = SANDBOX_E_NOMEM;
+        }
     }
     for (i = 0; rc == SANDBOX_OK && i < r->n_roots; i++)
         rc = lookup(&c, r->roots[i].path, &c.facts[i]);
