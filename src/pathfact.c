@@ -7,6 +7,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #ifndef _WIN32
@@ -235,14 +236,18 @@ static int push_link(struct sbx_path_fact *f, const char *at, const char *parent
  * missing component ends the walk with the lexical remainder. */
 static int walk(const char *path, struct sbx_path_fact *f)
 {
-    size_t cap = strlen(path) + 4096, links = 0;
-    char *cur = malloc(cap), *rest = malloc(cap), *cand = malloc(cap), *target = malloc(cap);
+    /* On the stack: this runs for every root of every launch, and buffers
+     * this size would be an mmap and munmap each with some allocators. */
+    char cur[PATH_MAX], rest[PATH_MAX], cand[PATH_MAX], target[PATH_MAX];
+    const size_t cap = PATH_MAX;
+    size_t links = 0;
     struct stat st;
     int rc = 0;
 
-    if (!cur || !rest || !cand || !target) {
-        rc = -1;
-        goto out;
+    if (strlen(path) >= cap) {
+        errno = ENAMETOOLONG;
+        f->final = sbx_path_lexical(SANDBOX_TARGET_LINUX, path);
+        return f->final ? 0 : -1;
     }
     strcpy(cur, "/");
     strcpy(rest, path);
@@ -324,9 +329,11 @@ static int walk(const char *path, struct sbx_path_fact *f)
     goto out;
 missing:
     /* What is left is named lexically: it may be created later, and a
-     * missing root is only ever skipped, never widened to its parent. */
+     * missing root is only ever skipped, never widened to its parent. A
+     * name too long to hold is named as given. */
     if (strlen(cur) + strlen(rest) + 2 > cap) {
-        rc = -1;
+        f->final = sbx_path_lexical(SANDBOX_TARGET_LINUX, path);
+        rc = f->final ? 0 : -1;
         goto out;
     }
     strcpy(cand, cur);
@@ -335,10 +342,6 @@ missing:
     f->final = sbx_path_lexical(SANDBOX_TARGET_LINUX, cand);
     rc = f->final ? 0 : -1;
 out:
-    free(cur);
-    free(rest);
-    free(cand);
-    free(target);
     return rc;
 }
 #endif
