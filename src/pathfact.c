@@ -13,6 +13,8 @@
 #ifndef _WIN32
 #  include <sys/stat.h>
 #  include <unistd.h>
+#else
+#  include <windows.h>
 #endif
 
 void sbx_path_fact_free(struct sbx_path_fact *f)
@@ -346,6 +348,49 @@ out:
 }
 #endif
 
+#ifdef _WIN32
+/* Windows: what the file system says the path is, by handle: the final path
+ * (8.3 names expanded, links and junctions followed, the case on disk) and
+ * the volume serial and file index as its identity. Links passed are not
+ * recorded here; a path that cannot be opened is named lexically. */
+static int win_lookup(const char *path, struct sbx_path_fact *out)
+{
+    const DWORD cap = 32768;
+    wchar_t *w = malloc(cap * sizeof *w), *fin = malloc(cap * sizeof *fin);
+    char *utf8 = malloc(cap * 3);
+    BY_HANDLE_FILE_INFORMATION info;
+    HANDLE h = INVALID_HANDLE_VALUE;
+    DWORD n;
+    int rc = -1;
+
+    if (!w || !fin || !utf8)
+        goto out;
+    if (MultiByteToWideChar(CP_UTF8, 0, path, -1, w, (int)cap) > 0)
+        h = CreateFileW(w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                        NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    if (h != INVALID_HANDLE_VALUE) {
+        n = GetFinalPathNameByHandleW(h, fin, cap, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+        if (n > 0 && n < cap && GetFileInformationByHandle(h, &info) &&
+            WideCharToMultiByte(CP_UTF8, 0, fin, -1, utf8, (int)(cap * 3), NULL, NULL) > 0) {
+            out->final = sbx_path_lexical(SANDBOX_TARGET_WINDOWS, utf8);
+            out->exists = out->final != NULL;
+            out->is_dir = (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0;
+            out->dev = info.dwVolumeSerialNumber;
+            out->ino = ((unsigned long long)info.nFileIndexHigh << 32) | info.nFileIndexLow;
+        }
+        CloseHandle(h);
+    }
+    if (!out->final)
+        out->final = sbx_path_lexical(SANDBOX_TARGET_WINDOWS, path);
+    rc = out->final ? 0 : -1;
+out:
+    free(w);
+    free(fin);
+    free(utf8);
+    return rc;
+}
+#endif
+
 int sbx_lookup_host(void *ctx, int target, const char *path, struct sbx_path_fact *out)
 {
 #if defined(__linux__)
@@ -362,6 +407,9 @@ int sbx_lookup_host(void *ctx, int target, const char *path, struct sbx_path_fac
         sbx_path_fact_free(out);
         return -1;
     }
+#elif defined(_WIN32)
+    if (target == SANDBOX_TARGET_WINDOWS)
+        return win_lookup(path, out);
 #endif
     /* Another target's plan: this machine's files say nothing about it. */
     out->final = sbx_path_lexical(target, path);
