@@ -75,6 +75,13 @@ expect_output_has "symbolic link" "  ...saying a component is a link"
 expect_output_has "$tmpx" "  ...naming it"
 [ ! -e "$victim/pwned" ] && pass "  ...and nothing was written through it" || fail "the victim was written"
 
+# The research class does not write /tmp, but /tmp is shared: a link there
+# is refused all the same.
+ln -s "$victim" "$_scratch/research-tmp"
+refused "--class research: a TMPDIR through a link in /tmp is refused" \
+  env TMPDIR="$_scratch/research-tmp" "$L" --class research -- sh -c 'echo x > "$TMPDIR/pwned"'
+[ ! -e "$victim/pwned" ] && pass "  ...and nothing was written through it" || fail "the victim was written"
+
 # A project under /tmp swapped for a link.
 proj=$_scratch/proj
 mkdir "$proj"
@@ -114,6 +121,8 @@ refused "a symlink to / is refused" "$L" --sandbox --project "$_scratch/rootlink
 refused "--add-dir \$HOME/. is refused" "$L" --sandbox --project "$base" --add-dir "$HOME/." -- true
 refused "--add-dir \$HOME/x/.. is refused" "$L" --sandbox --project "$base" --add-dir "$HOME/x/.." -- true
 refused "the home as the working directory is refused" sh -c "cd '$HOME' && exec '$L' --sandbox -- true"
+refused "a tool server started in the home is refused" sh -c "cd '$HOME' && exec '$L' --tool-server -- true"
+expect_status 0 "legit: a tool server in its own directory" sh -c "cd '$base' && exec '$L' --tool-server -- true"
 
 if [ "$me" = 0 ]; then
   ahome=$(getent passwd 0 | cut -d: -f6)
