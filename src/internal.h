@@ -67,8 +67,11 @@ enum sbx_root_kind {
 };
 
 struct sbx_root {
-    char *path;
-    int kind; /* enum sbx_root_kind */
+    char *path;       /* what the root resolved to (src/resolve.c); what is granted */
+    int kind;         /* enum sbx_root_kind */
+    char *given;      /* as the host spelled it; NULL when the same as path */
+    const char *from; /* the environment variable it came from (static), or NULL */
+    int shared;       /* a shared temp directory (/tmp): may hold a home, never "/" */
 };
 
 /* 1 when the hard-link scan walks roots of this kind. The project, working
@@ -105,7 +108,17 @@ typedef struct sbx_resolved {
     struct sbx_protect *protect_home; /* pattern = absolute path, same kinds */
     size_t n_protect_home;
     int protected_paths_blocked; /* 1 when protection is asked for: "protected paths blocked" */
+    /* The identities no root may have (Linux host: "/", the homes and their
+     * ancestors), rechecked on the descriptor Landlock is given; and which of
+     * them a fixed system root (/tmp, /dev) may still be (all but "/"). */
+    struct sbx_ident *forbidden;
+    size_t n_forbidden;
 } sbx_resolved;
+
+struct sbx_ident {
+    unsigned long long dev, ino;
+    int fs_root; /* 1: the file system root, refused for every root */
+};
 
 /* Fill defaults and list the writable roots for `target`. Reads the
  * environment (TMPDIR, HOME, cache overrides) and the working directory; for
@@ -193,8 +206,61 @@ int sbx_presets_add_cache_roots(const sandbox_policy *policy, sbx_resolved *r, i
                                 sandbox_error *err);
 /* The never-allowed programs for `target` (static storage). */
 void sbx_presets_deny_exec(int target, const char *const **list, size_t *n);
-/* Append a root (deduplicated); SANDBOX_OK or SANDBOX_E_NOMEM. */
+/* Append a root (deduplicated); SANDBOX_OK or SANDBOX_E_NOMEM. `from` names
+ * the environment variable the path came from (static storage), or NULL. */
 int sbx_resolved_add_root(sbx_resolved *r, const char *path, int kind);
+int sbx_resolved_add_root_from(sbx_resolved *r, const char *path, int kind, const char *from);
+
+/* ---- root resolution (src/resolve.c, src/pathfact.c) ---- */
+
+/* A symlink met while resolving a path: where it was (its canonical parent
+ * directory joined with its name). */
+struct sbx_link_fact {
+    char *at;
+    char *parent;
+};
+
+/* What a path is. `final` is its canonical spelling (for a path that does
+ * not exist or was not looked up: its lexical normal form); the other fields
+ * are set only when `exists`. */
+struct sbx_path_fact {
+    char *final;
+    int exists, is_dir;
+    unsigned long long dev, ino;
+    unsigned long uid, mode;
+    struct sbx_link_fact *links; /* every symlink passed, in order */
+    size_t n_links;
+};
+
+/* Answer what `path` (absolute for `target`) is; 0, or -1 when out of memory. */
+typedef int (*sbx_lookup_fn)(void *ctx, int target, const char *path, struct sbx_path_fact *out);
+
+/* Everything resolution reads from the host, as data: a test passes its own. */
+struct sbx_facts {
+    const char *cwd;          /* the working directory; NULL: unknown */
+    int cwd_errno;            /* why it is unknown */
+    const char *env_home;     /* $HOME (%USERPROFILE% on Windows) as set, or NULL */
+    const char *account_home; /* the user database's home, or NULL */
+    const char *env_temp;     /* $TMPDIR (%TEMP%) as set, or NULL */
+    long euid;                /* the caller, -1 when unknown (another target's plan) */
+    sbx_lookup_fn lookup;
+    void *lookup_ctx;
+};
+
+/* sbx_resolve with the host's facts replaced by `facts`. */
+int sbx_resolve_with(const sandbox_policy *policy, int target, const struct sbx_facts *facts,
+                     sbx_resolved *out, sandbox_error *err);
+void sbx_path_fact_free(struct sbx_path_fact *f);
+/* The lexical normal form of an absolute path for `target`: separators
+ * folded, "." and ".." applied, on Windows \\?\ and trailing dots dropped. */
+char *sbx_path_lexical(int target, const char *path);
+/* The host's answer: a component-wise walk (lstat, readlink), like
+ * realpath(3) but recording the links; `target` other than the host's gets
+ * the lexical form only. */
+int sbx_lookup_host(void *ctx, int target, const char *path, struct sbx_path_fact *out);
+/* 1 when `path` is `dir` or beneath it, both normal forms for `target`
+ * (case-insensitive on macOS and Windows; Windows short names may match). */
+int sbx_path_within(int target, const char *path, const char *dir);
 
 /* ---- the hard-link scan (src/hardlink.c) ---- */
 

@@ -70,19 +70,6 @@ static const char *env_path(const struct ctx *c, const char *name)
     return absolute_for(c, v) ? v : NULL;
 }
 
-/* 1 when `path` is `home` or one of its ancestors (or a filesystem root):
- * granting it would make the whole home writable. */
-static int covers_home(const struct ctx *c, const char *path)
-{
-    size_t n = strlen(path);
-    while (n > 1 && (path[n - 1] == '/' || path[n - 1] == '\\'))
-        n--;
-    if (n <= 1 || (c->win && n <= 3 && path[1] == ':'))
-        return 1;
-    return strncmp(c->home, path, n) == 0 &&
-           (c->home[n] == '\0' || c->home[n] == '/' || c->home[n] == '\\');
-}
-
 static int is_dir(const char *path)
 {
 #ifdef _WIN32
@@ -95,22 +82,18 @@ static int is_dir(const char *path)
 }
 
 /* Add `base` + optional `sub` as a root of `kind`. `from` names the
- * environment variable the base came from, for the error when it is too wide. */
+ * environment variable the base came from: resolve.c holds such a root to
+ * stricter rules (a directory of the caller's own, in a cache location) and
+ * names the variable when it refuses one. */
 static int add(struct ctx *c, const char *base, const char *sub, int kind, const char *from)
 {
     char *path;
     int rc = SANDBOX_OK;
-    if (from && covers_home(c, base))
-        /* Fail closed: a mistyped override must not open the whole home. */
-        return sbx_fail(c->err, SANDBOX_E_PATH, 0,
-                        "%s=%s would make the whole home directory writable; "
-                        "point it at the tool's own cache directory",
-                        from, base);
     path = sub ? sbx_path_join(base, c->sep, sub) : sbx_strdup(base);
     if (!path)
         return sbx_fail(c->err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while listing caches");
     if (!c->host || is_dir(path))
-        rc = sbx_resolved_add_root(c->r, path, kind);
+        rc = sbx_resolved_add_root_from(c->r, path, kind, from);
     free(path);
     if (rc != SANDBOX_OK)
         return sbx_fail(c->err, rc, ENOMEM, "out of memory while listing caches");

@@ -33,6 +33,10 @@ int sbx_linux_explain(const sbx_resolved *r, const char *const argv[], int json,
             sbx_buf_add(out, sbx_root_kind_name(r->roots[i].kind));
             sbx_buf_add(out, "\",\"path\":");
             sbx_buf_json_str(out, r->roots[i].path);
+            if (r->roots[i].given) {
+                sbx_buf_add(out, ",\"given\":");
+                sbx_buf_json_str(out, r->roots[i].given);
+            }
             sbx_buf_add(out, "}");
         }
         sbx_buf_add(out, "],\"landlock\":");
@@ -59,10 +63,16 @@ int sbx_linux_explain(const sbx_resolved *r, const char *const argv[], int json,
     sbx_buf_printf(out, "project root: %s\nworking directory: %s\n", r->project_root,
                    r->working_dir);
     if (r->n_roots) {
+        /* What each root resolved to: the grant is the right-hand side. */
         sbx_buf_add(out, "writable roots:\n");
-        for (i = 0; i < r->n_roots; i++)
-            sbx_buf_printf(out, "  %-12s %s\n", sbx_root_kind_name(r->roots[i].kind),
-                           r->roots[i].path);
+        for (i = 0; i < r->n_roots; i++) {
+            if (r->roots[i].given)
+                sbx_buf_printf(out, "  %-12s %s -> %s\n", sbx_root_kind_name(r->roots[i].kind),
+                               r->roots[i].given, r->roots[i].path);
+            else
+                sbx_buf_printf(out, "  %-12s %s\n", sbx_root_kind_name(r->roots[i].kind),
+                               r->roots[i].path);
+        }
     }
     sbx_buf_add(out, "enforced by:\n");
     sbx_landlock_explain(r, 0, out);

@@ -12,8 +12,14 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#ifndef SYS_openat2
+#  define SYS_openat2 437
+#endif
 
 int sbx_landlock_abi(const char **why)
 {
@@ -63,20 +69,91 @@ static const char *add_rule_hint(int e)
     }
 }
 
+/* Open a writable root without following any symlink: resolution checked
+ * its canonical path, which has none, so a link found now was planted since
+ * (ELOOP). openat2 where the kernel has it (5.6+), else one O_NOFOLLOW open
+ * per component. */
+static int open_root(const char *path)
+{
+    struct open_how how;
+    int fd, next;
+    const char *c = path;
+    char name[NAME_MAX + 1];
+
+    memset(&how, 0, sizeof how);
+    how.flags = O_PATH | O_CLOEXEC;
+    how.resolve = RESOLVE_NO_SYMLINKS;
+    fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+    if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+        return fd;
+    if (path[0] != '/') {
+        errno = EINVAL;
+        return -1;
+    }
+    fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    while (fd >= 0) {
+        size_t n;
+        while (*c == '/')
+            c++;
+        n = strcspn(c, "/");
+        if (n == 0)
+            return fd;
+        if (n > NAME_MAX) {
+            close(fd);
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memcpy(name, c, n);
+        name[n] = '\0';
+        c += n;
+        next = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        close(fd);
+        fd = next;
+        if (fd >= 0) {
+            struct stat st;
+            if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+                close(fd);
+                errno = ELOOP;
+                return -1;
+            }
+        }
+    }
+    return -1;
+}
+
+/* 1 when the opened root is "/" or (unless `shared`) a home or an ancestor:
+ * the descriptor Landlock gets is what is checked, not its name. */
+static int forbidden_root(const sbx_resolved *r, const struct stat *st, int shared)
+{
+    size_t i;
+    for (i = 0; i < r->n_forbidden; i++)
+        if (r->forbidden[i].dev == (unsigned long long)st->st_dev &&
+            r->forbidden[i].ino == (unsigned long long)st->st_ino &&
+            (r->forbidden[i].fs_root || !shared))
+            return 1;
+    return 0;
+}
+
 /* Open one rule's path and add it. A non-mandatory path that cannot be
  * opened is skipped with a warning; a device entry (`device`) silently, and
  * it is refused when it turns out to be a block device. Returns SANDBOX_OK
  * or an error. */
 static int add_path(int ruleset_fd, const char *path, const char *label, uint64_t dir_rights,
-                    uint64_t file_rights, int mandatory, int device, char *warning,
-                    size_t warning_size, sandbox_error *err)
+                    uint64_t file_rights, int mandatory, int device, const sbx_resolved *root,
+                    int shared, char *warning, size_t warning_size, sandbox_error *err)
 {
     struct sbx_ll_path_beneath_attr attr;
     struct stat st;
     int fd, rc, e;
 
     /* O_PATH: a rule needs only the inode, and no read permission on it. */
-    fd = open(path, O_PATH | O_CLOEXEC);
+    fd = root ? open_root(path) : open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0 && root && errno == ELOOP)
+        return sbx_fail(err, SANDBOX_E_PATH, ELOOP,
+                        "refusing writable root %s (%s): a component became a symbolic link "
+                        "after it was checked (planted by a command still running?); nothing "
+                        "was run",
+                        path, label);
     if (fd < 0) {
         e = errno;
         if (mandatory)
@@ -94,6 +171,14 @@ static int add_path(int ruleset_fd, const char *path, const char *label, uint64_
         close(fd);
         return sbx_fail(err, SANDBOX_E_PATH, e, "cannot stat %s (%s): %s", path, label,
                         strerror(e));
+    }
+    if (root && forbidden_root(root, &st, shared)) {
+        close(fd);
+        return sbx_fail(err, SANDBOX_E_PATH, 0,
+                        "refusing writable root %s (%s): it is now the file system root, your "
+                        "home or one of its ancestors (it was replaced after it was checked); "
+                        "nothing was run",
+                        path, label);
     }
     if (device && S_ISBLK(st.st_mode)) {
         /* Root owns the disks: a write grant on one rewrites any file. */
@@ -151,8 +236,8 @@ static int add_terminals(int ruleset_fd, int mode, uint64_t rights, char *warnin
             ;
         if (j < n)
             continue;
-        rc = add_path(ruleset_fd, names[n], "terminal", 0, rights, required, !required, warning,
-                      warning_size, err);
+        rc = add_path(ruleset_fd, names[n], "terminal", 0, rights, required, !required, NULL, 0,
+                      warning, warning_size, err);
         if (rc != SANDBOX_OK)
             return rc;
         n++;
@@ -160,8 +245,8 @@ static int add_terminals(int ruleset_fd, int mode, uint64_t rights, char *warnin
     if (n == 0 || !required)
         return SANDBOX_OK;
     /* less and vim open /dev/tty to talk to the user past redirected stdio. */
-    return add_path(ruleset_fd, "/dev/tty", "controlling terminal", 0, rights, 1, 0, warning,
-                    warning_size, err);
+    return add_path(ruleset_fd, "/dev/tty", "controlling terminal", 0, rights, 1, 0, NULL, 0,
+                    warning, warning_size, err);
 }
 
 /* A rule whose path ends in '*': every character device in that directory
@@ -196,8 +281,8 @@ static int add_glob(int ruleset_fd, const struct sbx_landlock_rule *rule, char *
         if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path)
             continue;
         /* add_path checks the node itself: a block device is refused there. */
-        rc = add_path(ruleset_fd, path, rule->label, 0, rule->file_rights, 0, 1, warning,
-                      warning_size, err);
+        rc = add_path(ruleset_fd, path, rule->label, 0, rule->file_rights, 0, 1, NULL, 0,
+                      warning, warning_size, err);
     }
     closedir(d);
     return rc;
@@ -257,7 +342,8 @@ int sbx_landlock_prepare(const sbx_resolved *r, int *ruleset_fd, uint32_t *restr
             rc = add_glob(fd, rule, warning, warning_size, err);
         else
             rc = add_path(fd, rule->path, rule->label, rule->dir_rights, rule->file_rights,
-                          rule->mandatory, rule->device, warning, warning_size, err);
+                          rule->mandatory, rule->device, rule->root ? r : NULL, rule->root == 2,
+                          warning, warning_size, err);
     }
     if (rc == SANDBOX_OK && plan.terminal)
         rc = add_terminals(fd, plan.terminal,

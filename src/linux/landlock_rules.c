@@ -148,6 +148,7 @@ static struct sbx_landlock_rule *add_rule(struct sbx_landlock_plan *p, const cha
     rule->mandatory = mandatory;
     rule->device = 0;
     rule->gate = NULL;
+    rule->root = 0;
     return rule;
 }
 
@@ -223,7 +224,8 @@ int sbx_landlock_plan_build(const sbx_resolved *r, int abi, const char *why,
                 add_dev_rules(p, fs);
             else
                 add_rule(p, r->roots[i].path, sbx_root_kind_name(r->roots[i].kind),
-                         fs & LL_NO_DEVICE_NODES, fs & SBX_LL_FS_FILE_RIGHTS, 0);
+                         fs & LL_NO_DEVICE_NODES, fs & SBX_LL_FS_FILE_RIGHTS, 0)->root =
+                    r->roots[i].shared ? 2 : 1;
         }
     } else if (r->filesystem == SANDBOX_FS_READ_ONLY) {
         /* O_TRUNC on these needs no TRUNCATE right: read-only does not handle it. */

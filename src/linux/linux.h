@@ -109,6 +109,8 @@ struct sbx_landlock_rule {
     int mandatory;        /* 1: missing or unusable is an error; 0: skipped with a warning */
     int device;           /* 1: a /dev entry: skipped silently when missing, never a block device */
     const char *gate;     /* added (a '*' path: expanded) only when this exists; NULL: always */
+    int root;             /* a writable root: 1, or 2 for the shared /tmp (may hold the home);
+                           * opened without following links and checked by identity */
 };
 
 /* When the terminal on fds 0-2 gets a rule of its own. */

@@ -45,11 +45,12 @@ expect_status 1 "guarded: mv notes.txt .env.local is refused" "${S[@]}" sh -c 'm
 refused "mkfifo .env.x" .env.x 'mkfifo .env.x'
 refused "python os.mknod" .env.y 'python3 -c "import os; os.mknod(\".env.y\")"'
 refused "cp to a .pem" copy.pem 'cp existing.txt copy.pem'
-# Home-only patterns, with home writable so only the guard stands in the way.
+# Home-only patterns, with home writable so only the guard stands in the way:
+# it lies beneath the writable /tmp (a home is never a root of its own).
 expect_status 0 "guarded, home writable: ~/notes.txt can be created" \
-  "$L" --sandbox --protect-secrets --project "$proj" --add-dir "$home" -- sh -c "echo x > $home/notes.txt"
+  "$L" --sandbox --protect-secrets --project "$proj" -- sh -c "echo x > $home/notes.txt"
 expect_status 1 "guarded, home writable: a new ~/.npmrc is refused" \
-  "$L" --sandbox --protect-secrets --project "$proj" --add-dir "$home" -- sh -c "echo x > $home/.npmrc 2>/dev/null || exit 1"
+  "$L" --sandbox --protect-secrets --project "$proj" -- sh -c "echo x > $home/.npmrc 2>/dev/null || exit 1"
 expect_status 0 "guarded: a project .npmrc is not home-only protected" "${S[@]}" sh -c 'echo x > .npmrc && rm .npmrc'
 [ ! -e "$home/.npmrc" ] && pass "~/.npmrc was not created" || fail "~/.npmrc exists"
 # HOME through a symlink (a symlinked /home): the guard matches real paths,
@@ -57,7 +58,7 @@ expect_status 0 "guarded: a project .npmrc is not home-only protected" "${S[@]}"
 ln -s "$home" "$_scratch/homelink"
 expect_status 1 "guarded, HOME via a symlink: a new ~/.npmrc is refused" \
   env HOME="$_scratch/homelink" "$L" --sandbox --protect-secrets --project "$proj" \
-  --add-dir "$_scratch/homelink" -- sh -c "echo x > $_scratch/homelink/.npmrc 2>/dev/null || exit 1"
+  -- sh -c "echo x > $_scratch/homelink/.npmrc 2>/dev/null || exit 1"
 [ ! -e "$home/.npmrc" ] && pass "~/.npmrc was not created through the link" || fail "~/.npmrc exists"
 rm -f "$home/.npmrc" "$_scratch/homelink"
 refused "O_TMPFILE linked as .env.tmp" .env.tmp "$P/guard tmpfile-link .env.tmp"

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
 #include "internal.h"
 
 static void test_new_policy_enforces_nothing(void **state)
@@ -100,9 +101,12 @@ static void test_defaults_come_from_cwd_and_tmpdir(void **state)
     sandbox_error err;
     (void)state;
     sandbox_policy_set_filesystem(p, SANDBOX_FS_CONFINED);
-    setenv("TMPDIR", "/var/tmp/sbx-unit", 1);
+    char tmp[] = "/var/tmp/sbx-unit.XXXXXX";
+    assert_non_null(mkdtemp(tmp));
+    setenv("TMPDIR", tmp, 1);
     assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
-    assert_string_equal(r.temp_dir, "/var/tmp/sbx-unit");
+    assert_string_equal(r.temp_dir, tmp);
+    rmdir(tmp);
     assert_string_equal(r.project_root, r.working_dir);
     sbx_resolved_free(&r);
     setenv("TMPDIR", "relative", 1); /* not a usable directory: fall back */
@@ -142,7 +146,8 @@ static int resolve_confined(const char *project, const char *workdir, const char
     if (rc == SANDBOX_OK)
         sbx_resolved_free(&r);
     else
-        assert_non_null(strstr(err.message, "refusing to make"));
+        if (!strstr(err.message, "refusing to make"))
+            fail_msg("%s", err.message);
     sandbox_policy_free(p);
     return rc;
 }

@@ -16,6 +16,8 @@
 #include "internal.h"
 
 static char home[256];
+/* $TMPDIR: a real directory of ours, as resolution requires of it. */
+static char scratch[256];
 
 /* Every variable the resolution reads, so the caller's environment cannot
  * change what the tests see. */
@@ -50,15 +52,18 @@ static int setup(void **state)
     if (!mkdtemp(home))
         return -1;
     setenv("HOME", home, 1);
-    setenv("TMPDIR", "/var/tmp/scratch", 1);
+    snprintf(scratch, sizeof scratch, "/var/tmp/sbx-scratch.XXXXXX");
+    if (!mkdtemp(scratch))
+        return -1;
+    setenv("TMPDIR", scratch, 1);
     return 0;
 }
 
 static int teardown(void **state)
 {
-    char cmd[300];
+    char cmd[600];
     (void)state;
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", home);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", home, scratch);
     return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -81,7 +86,9 @@ static char *roots_of(const sbx_resolved *r)
     buf[0] = '\0';
     for (i = 0; i < r->n_roots; i++)
         used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s:%s", i ? " " : "",
-                                 sbx_root_kind_name(r->roots[i].kind), r->roots[i].path);
+                                 sbx_root_kind_name(r->roots[i].kind),
+                                 strcmp(r->roots[i].path, scratch) == 0 ? "$TMPDIR"
+                                                                        : r->roots[i].path);
     return buf;
 }
 
@@ -104,18 +111,18 @@ static void test_each_class_yields_its_roots_on_linux(void **state)
     (void)state;
     expect_class(SANDBOX_CLASS_PROJECT, SANDBOX_TARGET_LINUX,
                  "project:/work/proj output:/media/out workdir:/work/proj/sub "
-                 "temp:/var/tmp/scratch system-temp:/tmp dev:/dev",
+                 "temp:$TMPDIR system-temp:/tmp dev:/dev",
                  SANDBOX_NETWORK_ALLOW);
     expect_class(SANDBOX_CLASS_RESEARCH, SANDBOX_TARGET_LINUX,
-                 "output:/media/out temp:/var/tmp/scratch dev:/dev", SANDBOX_NETWORK_ALLOW);
+                 "output:/media/out temp:$TMPDIR dev:/dev", SANDBOX_NETWORK_ALLOW);
     expect_class(SANDBOX_CLASS_OFFLINE, SANDBOX_TARGET_LINUX,
                  "project:/work/proj output:/media/out workdir:/work/proj/sub "
-                 "temp:/var/tmp/scratch system-temp:/tmp dev:/dev",
+                 "temp:$TMPDIR system-temp:/tmp dev:/dev",
                  SANDBOX_NETWORK_DENY);
     expect_class(SANDBOX_CLASS_MEDIA, SANDBOX_TARGET_LINUX,
-                 "output:/media/out temp:/var/tmp/scratch dev:/dev", SANDBOX_NETWORK_DENY);
+                 "output:/media/out temp:$TMPDIR dev:/dev", SANDBOX_NETWORK_DENY);
     expect_class(SANDBOX_CLASS_TOOL_SERVER, SANDBOX_TARGET_LINUX,
-                 "output:/media/out workdir:/work/proj/sub temp:/var/tmp/scratch "
+                 "output:/media/out workdir:/work/proj/sub temp:$TMPDIR "
                  "system-temp:/tmp dev:/dev",
                  SANDBOX_NETWORK_ALLOW);
 }
@@ -133,7 +140,7 @@ static void test_build_on_linux_grants_existing_package_caches_only(void **state
     mkdirs(".cache/go-build");
     snprintf(want, sizeof want,
              "project:/work/proj output:/media/out workdir:/work/proj/sub "
-             "temp:/var/tmp/scratch system-temp:/tmp dev:/dev "
+             "temp:$TMPDIR system-temp:/tmp dev:/dev "
              "pkg-cache:%s/.npm pkg-cache:%s/.cargo/registry pkg-cache:%s/.cache/go-build "
              "pkg-cache:%s/.gradle/caches",
              home, home, home, home);
@@ -147,7 +154,7 @@ static void test_build_on_macos_lists_every_package_cache(void **state)
     /* Not the host: nothing is dropped (Seatbelt takes missing paths). */
     snprintf(want, sizeof want,
              "project:/work/proj output:/media/out workdir:/work/proj/sub "
-             "temp:/var/tmp/scratch system-temp:/tmp dev:/dev "
+             "temp:$TMPDIR system-temp:/tmp dev:/dev "
              "pkg-cache:%s/.npm pkg-cache:%s/Library/Caches/pip pkg-cache:%s/.cargo/registry "
              "pkg-cache:%s/.cargo/git pkg-cache:%s/go/pkg/mod "
              "pkg-cache:%s/Library/Caches/go-build pkg-cache:%s/.gradle/caches "
@@ -241,7 +248,7 @@ static void test_writable_caches_per_target(void **state)
 
     assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_MACOS, &r, &err), SANDBOX_OK);
     snprintf(want, sizeof want,
-             "project:/w temp:/var/tmp/scratch system-temp:/tmp dev:/dev "
+             "project:/w temp:$TMPDIR system-temp:/tmp dev:/dev "
              "cache:%s/Library/Caches cache:%s/.cache",
              home, home);
     assert_string_equal(roots_of(&r), want);
@@ -251,21 +258,27 @@ static void test_writable_caches_per_target(void **state)
     snprintf(want, sizeof want, "rm -rf '%s/.cache'", home);
     assert_int_equal(system(want), 0);
     assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
-    assert_string_equal(roots_of(&r), "project:/w temp:/var/tmp/scratch system-temp:/tmp dev:/dev");
+    assert_string_equal(roots_of(&r), "project:/w temp:$TMPDIR system-temp:/tmp dev:/dev");
     sbx_resolved_free(&r);
     /* ...and is once it exists; XDG_CACHE_HOME moves it. */
     mkdirs(".cache");
     assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
     snprintf(want, sizeof want,
-             "project:/w temp:/var/tmp/scratch system-temp:/tmp dev:/dev cache:%s/.cache", home);
+             "project:/w temp:$TMPDIR system-temp:/tmp dev:/dev cache:%s/.cache", home);
     assert_string_equal(roots_of(&r), want);
     sbx_resolved_free(&r);
-    mkdirs("xdg");
-    snprintf(want, sizeof want, "%s/xdg", home);
+    snprintf(want, sizeof want, "%s/xdg", scratch);
+    assert_int_equal(mkdir(want, 0700), 0);
     setenv("XDG_CACHE_HOME", want, 1);
     assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
     assert_string_equal(r.roots[r.n_roots - 1].path, want);
     sbx_resolved_free(&r);
+    /* ...but not onto the home's configuration: only its cache locations. */
+    mkdirs(".config");
+    snprintf(want, sizeof want, "%s/.config", home);
+    setenv("XDG_CACHE_HOME", want, 1);
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_E_PATH);
+    assert_non_null(strstr(err.message, "XDG_CACHE_HOME="));
     unsetenv("XDG_CACHE_HOME");
 
     setenv("USERPROFILE", "C:\\Users\\me", 1);
@@ -386,11 +399,11 @@ static void test_never_allowed_tools_are_listed_for_macos(void **state)
 static void test_scanned_roots_are_project_and_scratch_not_shared_ones(void **state)
 {
     struct sbx_root roots[] = {
-        {"/p", SBX_ROOT_PROJECT},      {"/a", SBX_ROOT_ADDED},
-        {"/w", SBX_ROOT_WORKDIR},      {"/o", SBX_ROOT_OUTPUT},
-        {"/var/t", SBX_ROOT_TEMP},     {"/var/tmp", SBX_ROOT_TEMP},
-        {"/tmp", SBX_ROOT_SYSTEM_TEMP}, {"/dev", SBX_ROOT_DEV},
-        {"/c", SBX_ROOT_CACHE},        {"/k", SBX_ROOT_PACKAGE},
+        {"/p", SBX_ROOT_PROJECT, NULL, NULL, 0},      {"/a", SBX_ROOT_ADDED, NULL, NULL, 0},
+        {"/w", SBX_ROOT_WORKDIR, NULL, NULL, 0},      {"/o", SBX_ROOT_OUTPUT, NULL, NULL, 0},
+        {"/var/t", SBX_ROOT_TEMP, NULL, NULL, 0},     {"/var/tmp", SBX_ROOT_TEMP, NULL, NULL, 0},
+        {"/tmp", SBX_ROOT_SYSTEM_TEMP, NULL, NULL, 0}, {"/dev", SBX_ROOT_DEV, NULL, NULL, 0},
+        {"/c", SBX_ROOT_CACHE, NULL, NULL, 0},        {"/k", SBX_ROOT_PACKAGE, NULL, NULL, 0},
     };
     const int want[] = {1, 1, 1, 1, 1, 0, 0, 0, 0, 0};
     size_t i;

@@ -1,0 +1,692 @@
+/* Resolution: a policy plus the facts it needs (working directory, homes,
+ * temp directory, what each path is) becomes the list of writable roots, and
+ * every root passes one check, by what it is rather than how it is spelled
+ * (docs/threat-model.md, "Writable roots"). The facts come from the host
+ * (sbx_resolve) or from a caller (sbx_resolve_with: the macOS and Windows
+ * rules are unit-tested on Linux that way). */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifndef _WIN32
+#  include <unistd.h>
+#else
+#  include <direct.h>
+#endif
+
+const char *sbx_root_kind_name(int kind)
+{
+    switch (kind) {
+    case SBX_ROOT_PROJECT: return "project";
+    case SBX_ROOT_ADDED: return "added";
+    case SBX_ROOT_WORKDIR: return "workdir";
+    case SBX_ROOT_TEMP: return "temp";
+    case SBX_ROOT_SYSTEM_TEMP: return "system-temp";
+    case SBX_ROOT_DEV: return "dev";
+    case SBX_ROOT_OUTPUT: return "output";
+    case SBX_ROOT_CACHE: return "cache";
+    case SBX_ROOT_PACKAGE: return "pkg-cache";
+    default: return "?";
+    }
+}
+
+void sbx_resolved_free(sbx_resolved *r)
+{
+    size_t i;
+    if (!r)
+        return;
+    for (i = 0; i < r->n_roots; i++) {
+        free(r->roots[i].path);
+        free(r->roots[i].given);
+    }
+    free(r->roots);
+    free(r->working_dir);
+    free(r->project_root);
+    free(r->temp_dir);
+    sbx_protect_free(r->protect, r->n_protect);
+    sbx_protect_free(r->protect_home, r->n_protect_home);
+    free(r->home_dir);
+    free(r->forbidden);
+    memset(r, 0, sizeof *r);
+}
+
+/* Drop trailing separators ("/a/b/" -> "/a/b") but keep a lone root. A
+ * backslash separates only in Windows-style paths: on unix it is an ordinary
+ * character, and "/x/proj\\" is a different directory from "/x/proj". */
+static void trim_trailing_sep(char *s)
+{
+    size_t n = strlen(s);
+    int windows = s[0] != '/';
+    while (n > 1 && (s[n - 1] == '/' || (windows && s[n - 1] == '\\')) &&
+           !(n == 3 && s[1] == ':'))
+        s[--n] = '\0';
+}
+
+int sbx_root_is_scanned(const struct sbx_root *root)
+{
+    switch (root->kind) {
+    case SBX_ROOT_PROJECT:
+    case SBX_ROOT_ADDED:
+    case SBX_ROOT_WORKDIR:
+    case SBX_ROOT_OUTPUT:
+        return 1;
+    case SBX_ROOT_TEMP:
+        /* The shared /tmp holds other users' private directories that can
+         * never be listed, so scanning it would refuse every launch; it stays
+         * unscanned like the system-temp root itself. */
+        return strcmp(root->path, "/tmp") != 0 && strcmp(root->path, "/private/tmp") != 0 &&
+               strcmp(root->path, "/var/tmp") != 0 && strcmp(root->path, "/private/var/tmp") != 0;
+    default:
+        return 0; /* /tmp, /dev and caches: see docs/classes.md */
+    }
+}
+
+int sbx_resolved_add_root_from(sbx_resolved *r, const char *path, int kind, const char *from)
+{
+    struct sbx_root *grown;
+    char *copy;
+    size_t i;
+    copy = sbx_strdup(path);
+    if (!copy)
+        return SANDBOX_E_NOMEM;
+    trim_trailing_sep(copy);
+    for (i = 0; i < r->n_roots; i++) {
+        if (strcmp(r->roots[i].path, copy) == 0) {
+            free(copy);
+            return SANDBOX_OK;
+        }
+    }
+    grown = realloc(r->roots, (r->n_roots + 1) * sizeof *grown);
+    if (!grown) {
+        free(copy);
+        return SANDBOX_E_NOMEM;
+    }
+    r->roots = grown;
+    memset(&r->roots[r->n_roots], 0, sizeof r->roots[r->n_roots]);
+    r->roots[r->n_roots].path = copy;
+    r->roots[r->n_roots].kind = kind;
+    r->roots[r->n_roots].from = from;
+    r->n_roots++;
+    return SANDBOX_OK;
+}
+
+int sbx_resolved_add_root(sbx_resolved *r, const char *path, int kind)
+{
+    return sbx_resolved_add_root_from(r, path, kind, NULL);
+}
+
+static int host_target(void)
+{
+#if defined(__linux__)
+    return SANDBOX_TARGET_LINUX;
+#elif defined(__APPLE__)
+    return SANDBOX_TARGET_MACOS;
+#elif defined(_WIN32)
+    return SANDBOX_TARGET_WINDOWS;
+#else
+    return SANDBOX_TARGET_LINUX; /* explain output only; enforcement reports unsupported */
+#endif
+}
+
+/* ---- the one check ---- */
+
+/* The shared temp directories: world-writable, so anyone (a sandboxed
+ * command included) may have planted a link in them, and never a home. */
+static const char *const shared_temp[] = {"/tmp", "/var/tmp", "/dev/shm", "/private/tmp",
+                                          "/private/var/tmp"};
+
+/* Where a cache may live inside a home: the cache homes and the package
+ * managers' own directories (presets.c). Anything else there is
+ * configuration, credentials or PATH: ~/.config, ~/.ssh, ~/bin. */
+static const char *const home_caches_unix[] = {".cache", "Library/Caches", ".npm", ".cargo",
+                                               "go",     ".gradle",        ".m2",  ".bun"};
+static const char *const home_caches_win[] = {"AppData\\Local", ".cache", ".npm", ".cargo",
+                                              "go",             ".gradle", ".m2", ".bun"};
+
+struct home {
+    struct sbx_path_fact fact;
+    const char *var; /* "HOME", "USERPROFILE", or NULL for the account's */
+};
+
+struct check {
+    int target;
+    const struct sbx_facts *f;
+    struct home homes[2];
+    size_t n_homes;
+    struct sbx_path_fact *facts; /* one per root */
+    struct sbx_ident *ids;       /* forbidden identities (host only) */
+    size_t n_ids;
+    sandbox_error *err;
+};
+
+static int lookup(struct check *c, const char *path, struct sbx_path_fact *out)
+{
+    memset(out, 0, sizeof *out);
+    if (c->f->lookup(c->f->lookup_ctx, c->target, path, out) != 0 || !out->final) {
+        sbx_path_fact_free(out);
+        return sbx_fail(c->err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while resolving roots");
+    }
+    return SANDBOX_OK;
+}
+
+static int is_absolute_for(int target, const char *p)
+{
+    if (!p || !p[0])
+        return 0;
+    if (target != SANDBOX_TARGET_WINDOWS)
+        return p[0] == '/';
+    return (((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) && p[1] == ':' &&
+            (p[2] == '\\' || p[2] == '/')) ||
+           (p[0] == '\\' && p[1] == '\\');
+}
+
+/* The file system root of the target: "/", "C:\", "\\server\share". */
+static int is_fs_root(int target, const char *final)
+{
+    size_t n = strlen(final);
+    if (target != SANDBOX_TARGET_WINDOWS)
+        return strcmp(final, "/") == 0;
+    if (n == 3 && final[1] == ':')
+        return 1;
+    if (final[0] == '\\' && final[1] == '\\') {
+        const char *s = strchr(final + 2, '\\');
+        return !s || !strchr(s + 1, '\\');
+    }
+    return 0;
+}
+
+static int add_id(struct check *c, const struct sbx_path_fact *f, int fs_root)
+{
+    struct sbx_ident *grown;
+    if (!f->exists)
+        return SANDBOX_OK;
+    grown = realloc(c->ids, (c->n_ids + 1) * sizeof *grown);
+    if (!grown)
+        return sbx_fail(c->err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while resolving roots");
+    c->ids = grown;
+    grown[c->n_ids].dev = f->dev;
+    grown[c->n_ids].ino = f->ino;
+    grown[c->n_ids].fs_root = fs_root;
+    c->n_ids++;
+    return SANDBOX_OK;
+}
+
+/* The homes: the account's (the user database; the environment cannot move
+ * it) and $HOME when it names another directory. An unset, empty or relative
+ * $HOME only leaves the account's; "/" is refused anyway. Then the identity
+ * of "/" and of every home and ancestor, for the descriptor-level check. */
+static int find_homes(struct check *c)
+{
+    const char *cand[2];
+    const char *vars[2];
+    size_t i, n = 0;
+    int rc = SANDBOX_OK;
+
+    if (c->target != SANDBOX_TARGET_WINDOWS) {
+        cand[n] = c->f->account_home;
+        vars[n++] = NULL;
+    }
+    cand[n] = c->f->env_home;
+    vars[n++] = c->target == SANDBOX_TARGET_WINDOWS ? "USERPROFILE" : "HOME";
+    for (i = 0; rc == SANDBOX_OK && i < n; i++) {
+        struct sbx_path_fact hf;
+        size_t j;
+        if (!is_absolute_for(c->target, cand[i]))
+            continue;
+        rc = lookup(c, cand[i], &hf);
+        if (rc != SANDBOX_OK)
+            break;
+        for (j = 0; j < c->n_homes && strcmp(c->homes[j].fact.final, hf.final) != 0; j++)
+            ;
+        if (j < c->n_homes || is_fs_root(c->target, hf.final)) {
+            sbx_path_fact_free(&hf);
+            continue;
+        }
+        c->homes[c->n_homes].fact = hf;
+        c->homes[c->n_homes].var = vars[i];
+        c->n_homes++;
+    }
+    if (rc != SANDBOX_OK || c->f->euid < 0 || c->target == SANDBOX_TARGET_WINDOWS)
+        return rc;
+    /* Identities, where this host's files are the target's. */
+    {
+        struct sbx_path_fact rf;
+        rc = lookup(c, "/", &rf);
+        if (rc == SANDBOX_OK)
+            rc = add_id(c, &rf, 1);
+        sbx_path_fact_free(&rf);
+    }
+    for (i = 0; rc == SANDBOX_OK && i < c->n_homes; i++) {
+        char *prefix = sbx_strdup(c->homes[i].fact.final), *slash;
+        if (!prefix)
+            return sbx_fail(c->err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while resolving roots");
+        /* The home, then each ancestor up to (not including) "/". */
+        while (rc == SANDBOX_OK && strcmp(prefix, "/") != 0) {
+            struct sbx_path_fact af;
+            rc = lookup(c, prefix, &af);
+            if (rc == SANDBOX_OK)
+                rc = add_id(c, &af, 0);
+            sbx_path_fact_free(&af);
+            slash = strrchr(prefix, '/');
+            if (!slash || slash == prefix)
+                break;
+            *slash = '\0';
+        }
+        free(prefix);
+    }
+    return rc;
+}
+
+static int is_shared_temp(const struct check *c, const char *final, const struct sbx_path_fact *f)
+{
+    size_t i;
+    if (c->target == SANDBOX_TARGET_WINDOWS)
+        return 0;
+    for (i = 0; i < sizeof shared_temp / sizeof shared_temp[0]; i++)
+        if (strcmp(final, shared_temp[i]) == 0)
+            return 1;
+    /* A root-owned sticky directory is a shared temp directory too. */
+    return f && f->exists && f->is_dir && f->uid == 0 && (f->mode & 01000);
+}
+
+static int within_shared_temp(const struct check *c, const char *path)
+{
+    size_t i;
+    if (c->target == SANDBOX_TARGET_WINDOWS)
+        return 0;
+    for (i = 0; i < sizeof shared_temp / sizeof shared_temp[0]; i++)
+        if (sbx_path_within(c->target, path, shared_temp[i]))
+            return 1;
+    return 0;
+}
+
+static const char *hint_for(const struct sbx_root *root)
+{
+    if (root->from && root->kind == SBX_ROOT_TEMP)
+        return "set TMPDIR to a private directory of the command's own (mktemp -d), or pass "
+               "--scratch DIR";
+    if (root->from)
+        return "point the variable at the tool's own cache directory";
+    switch (root->kind) {
+    case SBX_ROOT_PROJECT:
+    case SBX_ROOT_WORKDIR:
+        return "run the command from the project directory, or set the project root and "
+               "working directory to it (--project/--workdir)";
+    case SBX_ROOT_ADDED: return "add the directory that should be writable, not its parent (--add-dir)";
+    case SBX_ROOT_TEMP: return "name a scratch directory of its own (--scratch)";
+    case SBX_ROOT_OUTPUT: return "name a folder of its own for the output (--output)";
+    default: return "remove what the cache path points to, or name the cache directly";
+    }
+}
+
+/* "project /x" or "TMPDIR=/x": how the error names the root. */
+static void root_name(const struct sbx_root *root, char *buf, size_t size)
+{
+    const char *given = root->given ? root->given : root->path;
+    if (root->from)
+        snprintf(buf, size, "%s=%s", root->from, given);
+    else
+        snprintf(buf, size, "%s root %s", sbx_root_kind_name(root->kind), given);
+}
+
+/* 1 when `f` is one of the forbidden identities (all, or "/" only). */
+static int forbidden_id(const struct check *c, const struct sbx_path_fact *f, int fs_root_only)
+{
+    size_t i;
+    if (!f->exists)
+        return 0;
+    for (i = 0; i < c->n_ids; i++)
+        if (c->ids[i].dev == f->dev && c->ids[i].ino == f->ino && (c->ids[i].fs_root || !fs_root_only))
+            return 1;
+    return 0;
+}
+
+static int in_home_cache(const struct check *c, const char *final, const char *home)
+{
+    int win = c->target == SANDBOX_TARGET_WINDOWS;
+    const char *const *list = win ? home_caches_win : home_caches_unix;
+    size_t n = win ? sizeof home_caches_win / sizeof home_caches_win[0]
+                   : sizeof home_caches_unix / sizeof home_caches_unix[0], i;
+    for (i = 0; i < n; i++) {
+        char *dir = sbx_path_join(home, win ? '\\' : '/', list[i]);
+        int in = dir && sbx_path_within(c->target, final, dir);
+        free(dir);
+        if (in)
+            return 1;
+    }
+    return 0;
+}
+
+/* Inside another root of this launch that is not itself a cache (the host
+ * named it, or it is a shared temp directory). */
+static int within_named_root(const struct check *c, const sbx_resolved *r, size_t self, const char *final)
+{
+    size_t j;
+    for (j = 0; j < r->n_roots; j++) {
+        const struct sbx_root *o = &r->roots[j];
+        if (j == self || o->kind == SBX_ROOT_DEV || o->kind == SBX_ROOT_CACHE ||
+            o->kind == SBX_ROOT_PACKAGE || o->from)
+            continue;
+        if (sbx_path_within(c->target, final, c->facts[j].final))
+            return 1;
+    }
+    return within_shared_temp(c, final);
+}
+
+static int check_root(struct check *c, const sbx_resolved *r, size_t i)
+{
+    const struct sbx_root *root = &r->roots[i];
+    const struct sbx_path_fact *f = &c->facts[i];
+    int system = root->kind == SBX_ROOT_SYSTEM_TEMP ||
+                 (root->kind == SBX_ROOT_TEMP && is_shared_temp(c, f->final, f));
+    int cache = root->kind == SBX_ROOT_CACHE || root->kind == SBX_ROOT_PACKAGE;
+    char name[512];
+    size_t h, j, k;
+
+    root_name(root, name, sizeof name);
+    /* "/" by any spelling (/., /proc/self/root, a link, ../..). */
+    if (is_fs_root(c->target, f->final) || forbidden_id(c, f, 1))
+        return sbx_fail(c->err, SANDBOX_E_PATH, 0,
+                        "refusing to make %s writable: it resolves to %s, the file system root, "
+                        "and a sandbox that may write there confines nothing; %s",
+                        name, f->final, hint_for(root));
+    /* The homes and their ancestors; the shared temp directories are exempt:
+     * a home inside /tmp is no reason to lose /tmp. */
+    for (h = 0; !system && h < c->n_homes; h++) {
+        const char *home = c->homes[h].fact.final;
+        if (sbx_path_within(c->target, home, f->final))
+            return sbx_fail(c->err, SANDBOX_E_PATH, 0,
+                            "refusing to make %s writable: it resolves to %s, which %s your home "
+                            "directory %s (%s), and a sandbox that may write there can rewrite "
+                            "your shell's startup files and keys; %s",
+                            name, f->final,
+                            sbx_path_within(c->target, f->final, home) ? "is" : "contains", home,
+                            c->homes[h].var ? c->homes[h].var : "the account's home", hint_for(root));
+    }
+    if (!system && forbidden_id(c, f, 0))
+        return sbx_fail(c->err, SANDBOX_E_PATH, 0,
+                        "refusing to make %s writable: it resolves to %s, the same directory as "
+                        "your home or one of its ancestors (another name for it, e.g. a bind "
+                        "mount); %s",
+                        name, f->final, hint_for(root));
+    /* A link inside a writable root (or a shared temp directory) may have been
+     * planted by an earlier sandboxed command to redirect this grant. Links
+     * above every root (/var/run -> /run, macOS /tmp -> /private/tmp) are the
+     * system's own and are followed. */
+    for (k = 0; k < f->n_links; k++) {
+        const struct sbx_link_fact *l = &f->links[k];
+        const char *where = NULL;
+        for (j = 0; !where && j < r->n_roots; j++)
+            if (r->roots[j].kind != SBX_ROOT_DEV &&
+                sbx_path_within(c->target, l->parent, c->facts[j].final))
+                where = c->facts[j].final;
+        if (!where && within_shared_temp(c, l->parent))
+            where = "a shared temp directory";
+        if (where)
+            return sbx_fail(c->err, SANDBOX_E_PATH, 0,
+                            "refusing %s as a writable root: its component %s is a symbolic "
+                            "link inside %s, which sandboxed commands may write, so one of them "
+                            "may have planted it to redirect this grant (to %s); name the real "
+                            "directory instead, or remove the link",
+                            name, l->at, where, f->final);
+    }
+    /* From the environment: a directory of the caller's own. */
+    if (root->from && c->f->euid >= 0) {
+        if (root->kind == SBX_ROOT_TEMP && (!f->exists || !f->is_dir))
+            return sbx_fail(c->err, SANDBOX_E_PATH, 0,
+                            "%s is not an existing directory (it resolves to %s); %s", name,
+                            f->final, hint_for(root));
+        if (f->exists && (long)f->uid != c->f->euid && !(root->kind == SBX_ROOT_TEMP && system))
+            return sbx_fail(c->err, SANDBOX_E_PATH, 0,
+                            "refusing %s as a writable root: %s is owned by uid %lu, not by you "
+                            "(uid %ld), and is not a shared sticky directory like /tmp; %s",
+                            name, f->final, f->uid, c->f->euid, hint_for(root));
+    }
+    /* A cache inside a home stays inside the home's cache locations. */
+    for (h = 0; cache && h < c->n_homes; h++) {
+        const char *home = c->homes[h].fact.final;
+        if (sbx_path_within(c->target, f->final, home) && !in_home_cache(c, f->final, home))
+            return sbx_fail(c->err, SANDBOX_E_PATH, 0,
+                            "refusing %s as a writable cache: it resolves to %s, inside your "
+                            "home but outside its cache directories (~/.cache, ~/Library/Caches, "
+                            "the package managers' own), where configuration and keys live; %s, "
+                            "or grant it explicitly with --add-dir",
+                            name, f->final, hint_for(root));
+    }
+    /* Root owns most of the system: owning a directory proves nothing. */
+    if (root->from && c->f->euid == 0 && f->exists && !system) {
+        int in_home = 0;
+        for (h = 0; h < c->n_homes; h++)
+            in_home |= sbx_path_within(c->target, f->final, c->homes[h].fact.final);
+        if (!in_home && !within_named_root(c, r, i, f->final))
+            return sbx_fail(c->err, SANDBOX_E_PATH, 0,
+                            "refusing %s as a writable root: it resolves to %s, and for root a "
+                            "directory from the environment must lie inside the home, a shared "
+                            "temp directory or another root of this launch (owning it proves "
+                            "nothing); %s, or grant it explicitly with --add-dir",
+                            name, f->final, hint_for(root));
+    }
+    return SANDBOX_OK;
+}
+
+/* Look every root up, check it, then grant what it resolved to. */
+static int check_roots(sbx_resolved *r, int target, const struct sbx_facts *facts,
+                       sandbox_error *err)
+{
+    struct check c;
+    size_t i, j, h;
+    int rc;
+
+    memset(&c, 0, sizeof c);
+    c.target = target;
+    c.f = facts;
+    c.err = err;
+    rc = find_homes(&c);
+    if (rc == SANDBOX_OK) {
+        c.facts = calloc(r->n_roots + 1, sizeof *c.facts);
+        if (!c.facts) {
+            sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while resolving roots");
+            rc = SANDBOX_E_NOMEM;
+        }
+    }
+    for (i = 0; rc == SANDBOX_OK && i < r->n_roots; i++)
+        rc = lookup(&c, r->roots[i].path, &c.facts[i]);
+    for (i = 0; rc == SANDBOX_OK && i < r->n_roots; i++)
+        if (r->roots[i].kind != SBX_ROOT_DEV)
+            rc = check_root(&c, r, i);
+    /* Grant what was checked: the canonical path, with the host's spelling
+     * kept for --explain. Windows keeps the spelling: its backend opens it. */
+    for (i = 0; rc == SANDBOX_OK && i < r->n_roots; i++) {
+        struct sbx_root *root = &r->roots[i];
+        root->shared = root->kind == SBX_ROOT_SYSTEM_TEMP ||
+                       (root->kind == SBX_ROOT_TEMP && is_shared_temp(&c, c.facts[i].final, &c.facts[i]));
+        if (target == SANDBOX_TARGET_WINDOWS || strcmp(root->path, c.facts[i].final) == 0)
+            continue;
+        root->given = root->path;
+        root->path = c.facts[i].final;
+        c.facts[i].final = NULL;
+    }
+    /* Two spellings of one directory are one root: the first kind wins. */
+    for (i = 0; rc == SANDBOX_OK && i < r->n_roots; i++) {
+        for (j = 0; j < i && strcmp(r->roots[j].path, r->roots[i].path) != 0; j++)
+            ;
+        if (j == i)
+            continue;
+        free(r->roots[i].path);
+        free(r->roots[i].given);
+        memmove(&r->roots[i], &r->roots[i + 1], (r->n_roots - i - 1) * sizeof r->roots[i]);
+        sbx_path_fact_free(&c.facts[i]);
+        memmove(&c.facts[i], &c.facts[i + 1], (r->n_roots - i - 1) * sizeof c.facts[i]);
+        r->n_roots--;
+        i--;
+    }
+    if (rc == SANDBOX_OK) {
+        r->forbidden = c.ids;
+        r->n_forbidden = c.n_ids;
+        c.ids = NULL;
+    }
+    for (i = 0; c.facts && i < r->n_roots; i++)
+        sbx_path_fact_free(&c.facts[i]);
+    free(c.facts);
+    free(c.ids);
+    for (h = 0; h < c.n_homes; h++)
+        sbx_path_fact_free(&c.homes[h].fact);
+    return rc;
+}
+
+/* ---- resolution ---- */
+
+int sbx_resolve_with(const sandbox_policy *p, int target, const struct sbx_facts *facts,
+                     sbx_resolved *r, sandbox_error *err)
+{
+    const char *tmp, *tmp_from = NULL;
+    size_t i;
+    int rc = SANDBOX_OK, unix_like;
+
+    memset(r, 0, sizeof *r);
+    if (target == SANDBOX_TARGET_HOST)
+        target = host_target();
+    unix_like = target != SANDBOX_TARGET_WINDOWS;
+    r->target = target;
+    r->network = p->network;
+    r->filesystem = p->filesystem;
+    r->deny_action = p->deny_action;
+    r->klass = p->klass;
+    r->class_chosen = p->class_chosen;
+    /* Read-only forbids every socket, and offline and media never have
+     * network, so the network dimension follows. */
+    r->network = sbx_effective_network(p);
+    sbx_presets_deny_exec(target, &r->deny_exec, &r->n_deny_exec);
+
+    if (p->working_dir) {
+        r->working_dir = sbx_strdup(p->working_dir);
+    } else if (facts->cwd) {
+        r->working_dir = sbx_strdup(facts->cwd);
+    } else if (facts->cwd_errno != ENOMEM) {
+        sbx_resolved_free(r);
+        return sbx_fail(err, SANDBOX_E_PATH, facts->cwd_errno,
+                        "cannot determine the working directory: %s; set it explicitly "
+                        "(--project/working directory)",
+                        strerror(facts->cwd_errno));
+    }
+    r->project_root = sbx_strdup(p->project_root ? p->project_root : r->working_dir ? r->working_dir : "");
+    tmp = p->temp_dir;
+    if (!tmp) {
+        tmp = facts->env_temp;
+        tmp_from = unix_like ? "TMPDIR" : "TEMP";
+        /* A relative or empty TMPDIR names no directory we could confine to. */
+        if (!tmp || !tmp[0] || (unix_like && tmp[0] != '/')) {
+            tmp = unix_like ? "/tmp" : NULL;
+            tmp_from = NULL;
+        }
+    }
+    r->temp_dir = tmp ? sbx_strdup(tmp) : NULL;
+    if (!r->working_dir || !r->project_root || (tmp && !r->temp_dir)) {
+        sbx_resolved_free(r);
+        return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while resolving the policy");
+    }
+    trim_trailing_sep(r->project_root);
+
+    if (r->filesystem == SANDBOX_FS_CONFINED) {
+        int k = p->klass;
+        /* Which of the standard roots each class writes; docs/classes.md. */
+        int w_project = k == SANDBOX_CLASS_PROJECT || k == SANDBOX_CLASS_BUILD ||
+                        k == SANDBOX_CLASS_OFFLINE;
+        int w_workdir = w_project || k == SANDBOX_CLASS_TOOL_SERVER;
+        /* research and media write their scratch only, not the shared /tmp. */
+        int w_systmp = w_workdir;
+        if (k == SANDBOX_CLASS_MEDIA && !p->output_dir) {
+            sbx_resolved_free(r);
+            return sbx_fail(err, SANDBOX_E_INVALID, 0,
+                            "the media class needs its output folder: set it with "
+                            "sandbox_policy_set_output_dir (launcher: --output DIR)");
+        }
+        if (w_project)
+            rc = sbx_resolved_add_root(r, r->project_root, SBX_ROOT_PROJECT);
+        for (i = 0; rc == SANDBOX_OK && i < p->n_add_dirs; i++)
+            rc = sbx_resolved_add_root(r, p->add_dirs[i], SBX_ROOT_ADDED);
+        if (rc == SANDBOX_OK && p->output_dir)
+            rc = sbx_resolved_add_root(r, p->output_dir, SBX_ROOT_OUTPUT);
+        if (rc == SANDBOX_OK && w_workdir)
+            rc = sbx_resolved_add_root(r, r->working_dir, SBX_ROOT_WORKDIR);
+        if (rc == SANDBOX_OK && r->temp_dir)
+            rc = sbx_resolved_add_root_from(r, r->temp_dir, SBX_ROOT_TEMP, tmp_from);
+        if (rc == SANDBOX_OK && unix_like && w_systmp)
+            rc = sbx_resolved_add_root(r, "/tmp", SBX_ROOT_SYSTEM_TEMP);
+        if (rc == SANDBOX_OK && unix_like)
+            rc = sbx_resolved_add_root(r, "/dev", SBX_ROOT_DEV);
+        if (rc != SANDBOX_OK) {
+            sbx_resolved_free(r);
+            return sbx_fail(err, rc, ENOMEM, "out of memory while listing writable roots");
+        }
+        rc = sbx_presets_add_cache_roots(p, r, target == host_target(), err);
+        if (rc == SANDBOX_OK)
+            rc = check_roots(r, target, facts, err);
+        if (rc != SANDBOX_OK) {
+            sbx_resolved_free(r);
+            return rc;
+        }
+    }
+    if (sbx_protect_resolve(p, r) != SANDBOX_OK) {
+        sbx_resolved_free(r);
+        return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while listing protected paths");
+    }
+    return SANDBOX_OK;
+}
+
+static char *current_dir(void)
+{
+    size_t size = 256;
+    for (;;) {
+        char *buf = malloc(size), *got;
+        if (!buf)
+            return NULL;
+#ifdef _WIN32
+        got = _getcwd(buf, (int)size);
+#else
+        got = getcwd(buf, size);
+#endif
+        if (got)
+            return buf;
+        free(buf);
+        if (errno != ERANGE || size > 65536)
+            return NULL;
+        size *= 2;
+    }
+}
+
+int sbx_resolve(const sandbox_policy *p, int target, sbx_resolved *r, sandbox_error *err)
+{
+    struct sbx_facts f;
+    char *cwd = NULL, *account = NULL;
+    int rc, unix_like;
+
+    if (target == SANDBOX_TARGET_HOST)
+        target = host_target();
+    unix_like = target != SANDBOX_TARGET_WINDOWS;
+    memset(&f, 0, sizeof f);
+    if (!p->working_dir) {
+        cwd = current_dir();
+        f.cwd_errno = cwd ? 0 : errno;
+    }
+    f.cwd = cwd;
+    f.env_home = getenv(unix_like ? "HOME" : "USERPROFILE");
+    f.env_temp = getenv(unix_like ? "TMPDIR" : "TEMP");
+    f.euid = -1;
+    /* The account's home and ownership are facts of this machine only. */
+    if (target == host_target()) {
+        account = sbx_account_home();
+        f.account_home = account;
+#ifndef _WIN32
+        f.euid = (long)geteuid();
+#endif
+    }
+    f.lookup = sbx_lookup_host;
+    rc = sbx_resolve_with(p, target, &f, r, err);
+    free(cwd);
+    free(account);
+    return rc;
+}

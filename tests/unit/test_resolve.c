@@ -1,0 +1,227 @@
+/* Root resolution with the host's facts replaced by a table (src/resolve.c):
+ * the macOS and Windows rules, and the Linux identity rules, without a Mac,
+ * a Windows machine or a bind mount. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+/* One fact: a spelling, what it resolves to, its identity, and (at most one)
+ * symlink passed on the way: where it was and its parent directory. */
+struct row {
+    const char *path, *final;
+    unsigned long long dev, ino; /* 0: does not exist */
+    const char *link_at, *link_parent;
+};
+
+struct table {
+    const struct row *rows;
+    size_t n;
+};
+
+static int fake_lookup(void *ctx, int target, const char *path, struct sbx_path_fact *out)
+{
+    const struct table *t = ctx;
+    size_t i;
+    memset(out, 0, sizeof *out);
+    for (i = 0; i < t->n; i++) {
+        const struct row *r = &t->rows[i];
+        if (strcmp(r->path, path) != 0)
+            continue;
+        out->final = sbx_strdup(r->final);
+        out->exists = r->ino != 0;
+        out->is_dir = 1;
+        out->dev = r->dev;
+        out->ino = r->ino;
+        out->mode = 0040755;
+        if (r->link_at) {
+            out->links = calloc(1, sizeof *out->links);
+            out->links[0].at = sbx_strdup(r->link_at);
+            out->links[0].parent = sbx_strdup(r->link_parent);
+            out->n_links = 1;
+        }
+        return 0;
+    }
+    out->final = sbx_path_lexical(target, path); /* unknown: by its spelling */
+    return out->final ? 0 : -1;
+}
+
+static int resolve(int target, const struct table *t, const char *project, const char *add,
+                   const char *home_env, const char *account, long euid, sandbox_error *err,
+                   sbx_resolved *r)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    struct sbx_facts f;
+    int rc;
+    memset(&f, 0, sizeof f);
+    f.env_home = home_env;
+    f.account_home = account;
+    f.euid = euid;
+    f.lookup = fake_lookup;
+    f.lookup_ctx = (void *)t;
+    sandbox_policy_set_filesystem(p, SANDBOX_FS_CONFINED);
+    sandbox_policy_set_project_root(p, project);
+    sandbox_policy_set_working_dir(p, project);
+    sandbox_policy_set_temp_dir(p, target == SANDBOX_TARGET_WINDOWS ? "C:\\Temp" : "/tmp");
+    if (add)
+        sandbox_policy_add_writable_dir(p, add);
+    rc = sbx_resolve_with(p, target, &f, r, err);
+    sandbox_policy_free(p);
+    return rc;
+}
+
+static void test_macos_workdir_through_a_planted_link_to_home_is_refused(void **state)
+{
+    /* /Users/me/proj/out was a directory; a command made it a link to ~. */
+    static const struct row rows[] = {
+        {"/Users/me/proj/out", "/Users/me", 0, 0, "/Users/me/proj/out", "/Users/me/proj"},
+    };
+    struct table t = {rows, 1};
+    sbx_resolved r;
+    sandbox_error err;
+    (void)state;
+    assert_int_equal(resolve(SANDBOX_TARGET_MACOS, &t, "/Users/me/proj/out", NULL, "/Users/me",
+                             NULL, -1, &err, &r),
+                     SANDBOX_E_PATH);
+    assert_non_null(strstr(err.message, "your home directory /Users/me"));
+    /* The same link as an added dir beside the project: planted in a root. */
+    {
+        static const struct row rows2[] = {
+            {"/Users/me/proj/out", "/Users/me/Documents", 0, 0, "/Users/me/proj/out",
+             "/Users/me/proj"},
+        };
+        struct table t2 = {rows2, 1};
+        assert_int_equal(resolve(SANDBOX_TARGET_MACOS, &t2, "/Users/me/proj", "/Users/me/proj/out",
+                                 "/Users/me", NULL, -1, &err, &r),
+                         SANDBOX_E_PATH);
+        assert_non_null(strstr(err.message, "symbolic link"));
+        assert_non_null(strstr(err.message, "/Users/me/proj/out"));
+    }
+}
+
+static void test_system_links_above_every_root_are_followed(void **state)
+{
+    /* macOS: /tmp -> /private/tmp; a user's own ~/code -> /Volumes/data/code. */
+    static const struct row rows[] = {
+        {"/tmp", "/private/tmp", 0, 0, "/tmp", "/"},
+        {"/Users/me/code/p", "/Volumes/data/code/p", 0, 0, "/Users/me/code", "/Users/me"},
+    };
+    struct table t = {rows, 2};
+    sbx_resolved r;
+    sandbox_error err;
+    size_t i;
+    int found = 0;
+    (void)state;
+    assert_int_equal(resolve(SANDBOX_TARGET_MACOS, &t, "/Users/me/code/p", NULL, "/Users/me", NULL,
+                             -1, &err, &r),
+                     SANDBOX_OK);
+    for (i = 0; i < r.n_roots; i++)
+        if (strcmp(r.roots[i].path, "/Volumes/data/code/p") == 0 && r.roots[i].given &&
+            strcmp(r.roots[i].given, "/Users/me/code/p") == 0)
+            found = 1;
+    assert_true(found);
+    sbx_resolved_free(&r);
+}
+
+static void test_windows_final_path_by_handle_is_compared(void **state)
+{
+    /* What GetFinalPathNameByHandle says: the short name is the profile. */
+    static const struct row rows[] = {
+        {"D:\\p\\..\\link", "C:\\Users\\me", 0, 0, NULL, NULL},
+    };
+    struct table t = {rows, 1};
+    sbx_resolved r;
+    sandbox_error err;
+    (void)state;
+    assert_int_equal(resolve(SANDBOX_TARGET_WINDOWS, &t, "D:\\p\\..\\link", NULL, "C:\\Users\\me",
+                             NULL, -1, &err, &r),
+                     SANDBOX_E_PATH);
+    assert_int_equal(resolve(SANDBOX_TARGET_WINDOWS, &t, "c:\\USERS\\ME~1\\", NULL,
+                             "C:\\Users\\me", NULL, -1, &err, &r),
+                     SANDBOX_E_PATH);
+    assert_int_equal(resolve(SANDBOX_TARGET_WINDOWS, &t, "C:\\Users\\meg", NULL, "C:\\Users\\me",
+                             NULL, -1, &err, &r),
+                     SANDBOX_OK);
+    sbx_resolved_free(&r);
+}
+
+static void test_linux_identity_catches_another_name_for_home(void **state)
+{
+    /* /mnt/h is a bind mount of the home: another path, the same inode. */
+    static const struct row rows[] = {
+        {"/", "/", 1, 2, NULL, NULL},
+        {"/home/me", "/home/me", 1, 100, NULL, NULL},
+        {"/home", "/home", 1, 50, NULL, NULL},
+        {"/mnt/h", "/mnt/h", 1, 100, NULL, NULL},
+        {"/srv/p", "/srv/p", 1, 300, NULL, NULL},
+    };
+    struct table t = {rows, 5};
+    sbx_resolved r;
+    sandbox_error err;
+    (void)state;
+    assert_int_equal(resolve(SANDBOX_TARGET_LINUX, &t, "/srv/p", "/mnt/h", NULL, "/home/me", 1000,
+                             &err, &r),
+                     SANDBOX_E_PATH);
+    assert_non_null(strstr(err.message, "same directory as your home"));
+    /* The account's home counts with HOME unset, relative or "/". */
+    assert_int_equal(resolve(SANDBOX_TARGET_LINUX, &t, "/home/me", NULL, "rel", "/home/me", 1000,
+                             &err, &r),
+                     SANDBOX_E_PATH);
+    assert_int_equal(resolve(SANDBOX_TARGET_LINUX, &t, "/home", NULL, "/", "/home/me", 1000, &err,
+                             &r),
+                     SANDBOX_E_PATH);
+    /* ...and $HOME too when it differs from it. */
+    assert_int_equal(resolve(SANDBOX_TARGET_LINUX, &t, "/srv/p", "/srv/p/..", "/srv/p/h",
+                             "/home/me", 1000, &err, &r),
+                     SANDBOX_E_PATH);
+    assert_int_equal(resolve(SANDBOX_TARGET_LINUX, &t, "/srv/p", NULL, NULL, "/home/me", 1000,
+                             &err, &r),
+                     SANDBOX_OK);
+    /* The forbidden identities go to the Landlock step for its recheck. */
+    assert_true(r.n_forbidden >= 3);
+    sbx_resolved_free(&r);
+}
+
+static void test_lexical_forms(void **state)
+{
+    static const char *const cases[][3] = {
+        {"l", "/var/tmp/x/..//../..", "/"},
+        {"l", "/a/./b//c/", "/a/b/c"},
+        {"l", "/..", "/"},
+        {"w", "c:/users/me", "C:\\users\\me"},
+        {"w", "\\\\?\\C:\\Users\\me\\.", "C:\\Users\\me"},
+        {"w", "\\\\?\\UNC\\srv\\share\\x\\..", "\\\\srv\\share"},
+        {"w", "C:\\Users\\me.\\", "C:\\Users\\me"},
+        {"w", "C:\\..\\..", "C:\\"},
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = sbx_path_lexical(cases[i][0][0] == 'w' ? SANDBOX_TARGET_WINDOWS
+                                                           : SANDBOX_TARGET_LINUX,
+                                     cases[i][1]);
+        assert_non_null(got);
+        assert_string_equal(got, cases[i][2]);
+        free(got);
+    }
+    assert_true(sbx_path_within(SANDBOX_TARGET_WINDOWS, "C:\\Users\\me", "C:\\USERS\\ME~1"));
+    assert_false(sbx_path_within(SANDBOX_TARGET_WINDOWS, "C:\\Users\\you", "C:\\USERS\\ME~1"));
+    assert_false(sbx_path_within(SANDBOX_TARGET_LINUX, "/home/u2", "/home/u"));
+    assert_true(sbx_path_within(SANDBOX_TARGET_MACOS, "/Users/Me/x", "/users/me"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_macos_workdir_through_a_planted_link_to_home_is_refused),
+        cmocka_unit_test(test_system_links_above_every_root_are_followed),
+        cmocka_unit_test(test_windows_final_path_by_handle_is_compared),
+        cmocka_unit_test(test_linux_identity_catches_another_name_for_home),
+        cmocka_unit_test(test_lexical_forms),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
