@@ -30,6 +30,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <sched.h>
@@ -71,6 +72,9 @@ struct sbx_mask_plan {
     int cap_last;            /* highest capability number of this kernel */
     size_t n_files, n_dirs, n_readonly;
 };
+
+/* Room for the working directory's path, re-entered after the masks. */
+#define MASK_CWD_BUF (PATH_MAX + 1)
 
 /* ---- probes ---- */
 
@@ -190,6 +194,26 @@ static int add_entry(struct sbx_mask_plan *m, const char *path, int how)
     m->e[m->n].keep = 0;
     m->n++;
     return SANDBOX_OK;
+}
+
+/* Is `path` the same as, or beneath, `root`? */
+static int beneath(const char *path, const char *root)
+{
+    size_t n = strlen(root);
+    if (n == 1 && root[0] == '/')
+        return 1;
+    return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The masked entry (a file or directory mask, not read-only) that `path`
+ * lies at or beneath, or NULL. Pure: also used between fork and exec. */
+static const char *masked_at(const struct sbx_mask_plan *m, const char *path)
+{
+    size_t i;
+    for (i = 0; i < m->n; i++)
+        if (m->e[i].how != MASK_READONLY && beneath(path, m->e[i].path))
+            return m->e[i].path;
+    return NULL;
 }
 
 /* A name of a regular file with more than one link. */
@@ -397,15 +421,6 @@ static int resolve_links(struct walk *w)
     return rc;
 }
 
-/* Is `path` the same as, or beneath, `root`? */
-static int beneath(const char *path, const char *root)
-{
-    size_t n = strlen(root);
-    if (n == 1 && root[0] == '/')
-        return 1;
-    return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 /* Walked as part of an enclosing root (or a duplicate listed earlier)? */
 static int nested_root(const char *const *roots, size_t n, size_t i)
 {
@@ -439,18 +454,17 @@ static int scan_root(struct walk *w, const char *root)
 
 /* Home: protected names directly in it, and the exact home paths. Home is
  * not walked: its depth is the user's whole life. */
-static int scan_home(struct walk *w)
+static int scan_home_dir(struct walk *w, const char *home)
 {
     const sbx_resolved *r = w->r;
     struct stat st;
-    size_t i;
     int rc = SANDBOX_OK;
     DIR *d;
     struct dirent *de;
     char *p;
-    if (!r->home_dir || r->home_dir[0] != '/')
+    if (!home || home[0] != '/')
         return SANDBOX_OK;
-    d = opendir(r->home_dir);
+    d = opendir(home);
     if (d) {
         while (rc == SANDBOX_OK && (de = readdir(d)) != NULL) {
             int k;
@@ -459,18 +473,30 @@ static int scan_home(struct walk *w)
             k = sbx_protect_match_tail(r->protect, r->n_protect, de->d_name, strlen(de->d_name), 0);
             if (k < 0)
                 continue;
-            p = malloc(strlen(r->home_dir) + strlen(de->d_name) + 2);
+            p = malloc(strlen(home) + strlen(de->d_name) + 2);
             if (!p) {
                 rc = SANDBOX_E_NOMEM;
                 break;
             }
-            sprintf(p, "%s/%s", r->home_dir, de->d_name);
+            sprintf(p, "%s/%s", home, de->d_name);
             if (lstat(p, &st) == 0)
                 rc = record(w, p, &st, k, -1);
             free(p);
         }
         closedir(d);
     }
+    return rc;
+}
+
+/* Both homes (the account's and a different $HOME), then the exact paths. */
+static int scan_home(struct walk *w)
+{
+    const sbx_resolved *r = w->r;
+    struct stat st;
+    size_t i;
+    int rc = scan_home_dir(w, r->home_dir);
+    if (rc == SANDBOX_OK)
+        rc = scan_home_dir(w, r->home_alt);
     for (i = 0; rc == SANDBOX_OK && i < r->n_protect_home; i++)
         if (lstat(r->protect_home[i].pattern, &st) == 0)
             rc = record(w, r->protect_home[i].pattern, &st, r->protect_home[i].kind, -1);
@@ -501,6 +527,7 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
     struct sbx_mask_plan *m;
     struct walk w;
     const char *roots[64];
+    char *real[64];
     size_t n_roots = 0, i;
     int rc = SANDBOX_OK;
     struct sbx_ll_ruleset_attr attr;
@@ -537,6 +564,15 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
         roots[n_roots++] = r->project_root;
         roots[n_roots++] = r->working_dir;
     }
+    /* Every root by its real path: `--add-dir p/ext` with ext -> /outside,
+     * or p/../outside, is a tree of its own, and the nesting test below
+     * compares strings (issue 18). A root that cannot be resolved is
+     * scanned as given (the scan reports what is wrong with it). */
+    for (i = 0; i < n_roots; i++) {
+        real[i] = realpath(roots[i], NULL);
+        if (real[i])
+            roots[i] = real[i];
+    }
 
     memset(&w, 0, sizeof w);
     w.r = r;
@@ -571,6 +607,21 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
     for (i = 0; i < w.n_links; i++)
         free(w.links[i].path);
     free(w.links);
+    /* A working directory at or under a mask predates the mount: the
+     * command would read the secret through its cwd. Refuse it here with
+     * a reason; apply re-enters the working directory for the rest. */
+    if (rc == SANDBOX_OK && r->working_dir) {
+        char *cwd = realpath(r->working_dir, NULL);
+        const char *hit = cwd ? masked_at(m, cwd) : NULL;
+        if (hit)
+            rc = sbx_fail(err, SANDBOX_E_REFUSED, 0,
+                          "protected paths: the working directory %s lies in the protected path "
+                          "%s, which the command must not see; run it from another directory",
+                          cwd, hit);
+        free(cwd);
+    }
+    for (i = 0; i < n_roots; i++)
+        free(real[i]);
     if (rc != SANDBOX_OK) {
         sbx_mask_free(m);
         if (rc == SANDBOX_E_NOMEM)
@@ -700,6 +751,24 @@ int sbx_mask_apply(const struct sbx_mask_plan *m, int *sys_errno)
      * file handle; no_new_privs (set before) keeps exec from regaining them. */
     if ((e = drop_caps(m->cap_last)) != 0)
         goto fail_e;
+    /* The working directory was entered before the mounts: through it the
+     * command would see the tree beneath them (a cwd inside .git writes past
+     * the read-only bind). Enter it again by path, now through the masks;
+     * one at or under a mask is refused (prepare says why). */
+    {
+        char cwd[MASK_CWD_BUF];
+        long n = syscall(SYS_getcwd, cwd, sizeof cwd);
+        if (n <= 0 || cwd[0] != '/') {
+            e = n < 0 ? errno : ENOENT; /* "(unreachable)": outside our root */
+            goto fail_e;
+        }
+        if (masked_at(m, cwd)) {
+            e = EACCES;
+            goto fail_e;
+        }
+        if (chdir(cwd) != 0)
+            goto fail;
+    }
     /* Landlock forbids every later mount change, in any namespace the command
      * makes, and reaching un-masked views via /proc/PID/root of outsiders. */
     if (sbx_ll_restrict_self(m->ruleset_fd, 0) != 0)

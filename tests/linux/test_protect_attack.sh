@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Protected paths against an attacker (issue 18): each route that once leaked.
+# Every case plants its own token, shows it reachable unconfined (the control:
+# a case that cannot fail proves nothing), then runs the route under
+# --protect-secrets and checks from outside that the token never came out
+# (or the protected name was never made).
+. "$SBX_TESTLIB"
+
+proj=$_scratch/proj
+home=$_scratch/home
+out=$_scratch/outside
+mkdir -p "$proj/sub" "$home" "$out"
+cd "$proj" || exit 1
+export HOME=$home
+if ! "$L" --sandbox --protect-secrets -- true >"$_out" 2>"$_err"; then
+  echo "skip: the launcher cannot confine with protected paths here: $(head -1 "$_err")"
+  rm -rf "$_scratch"
+  exit 77
+fi
+S=("$L" --sandbox --protect-secrets --project "$proj" --)
+me=$(id -u)
+
+# leak NAME TOKEN CMD...: CMD prints TOKEN unconfined; under the sandbox
+# (the caller's CMD already includes the launcher) it must fail and not print it.
+unconfined_has() {
+  local name=$1 tok=$2
+  shift 2
+  "$@" >"$_out" 2>"$_err" || true
+  if grep -qF "$tok" "$_out"; then pass "control: $name reaches the token unconfined"
+  else fail "control: $name does not reach the token even unconfined (the case proves nothing)"; fi
+}
+confined_lacks() {
+  local name=$1 tok=$2 got=0
+  shift 2
+  "$@" >"$_out" 2>"$_err" || got=$?
+  if grep -qF "$tok" "$_out" "$_err"; then fail "$name: the token leaked"
+  elif [ "$got" = 0 ]; then fail "$name: exit 0 without the token (wanted a refusal)"
+  else pass "$name: refused (exit $got), no token"; fi
+}
+
+# ---- 1. home from $HOME alone ----
+# The account's home (the user database) is protected whatever $HOME says.
+# Root only: the account's home is overlaid with a scratch tmpfs in a private
+# mount namespace, so the real one is never touched.
+if [ "$me" = 0 ] && command -v unshare >/dev/null; then
+  acct=$(getent passwd 0 | cut -d: -f6)
+  cat >"$_scratch/leak1.sh" <<EOF
+set -u
+mount -t tmpfs sbx-test-home "$acct" || exit 99
+mkdir -p "$acct/.ssh" && echo sbx-leak1-acct-7f3a >"$acct/.ssh/id_ed25519"
+case "\$1" in
+  control) cat "$acct/.ssh/id_ed25519" ;;
+  unset) env -u HOME "$L" --sandbox --protect-secrets --project "$proj" -- cat "$acct/.ssh/id_ed25519" ;;
+  empty) HOME= "$L" --sandbox --protect-secrets --project "$proj" -- cat "$acct/.ssh/id_ed25519" ;;
+  slash) HOME=/ "$L" --sandbox --protect-secrets --project "$proj" -- cat "$acct/.ssh/id_ed25519" ;;
+  relative) HOME=rel "$L" --sandbox --protect-secrets --project "$proj" -- cat "$acct/.ssh/id_ed25519" ;;
+  other) HOME="$home" "$L" --sandbox --protect-secrets --project "$proj" -- cat "$acct/.ssh/id_ed25519" ;;
+esac
+EOF
+  if unshare --mount --propagation private bash "$_scratch/leak1.sh" control >"$_out" 2>"$_err" &&
+    grep -q sbx-leak1-acct-7f3a "$_out"; then
+    pass "control: the account's ~/.ssh/id_ed25519 is readable unconfined"
+    for how in unset empty slash relative other; do
+      confined_lacks "1. HOME $how: the account's ~/.ssh stays protected" sbx-leak1-acct-7f3a \
+        unshare --mount --propagation private bash "$_scratch/leak1.sh" "$how"
+    done
+  else
+    skip "1. cannot overlay the account's home here: $(head -1 "$_err")"
+  fi
+  # $HOME is protected as well when it differs from the account's home.
+  echo sbx-leak1-env-51d0 >"$home/.pgpass"
+  mkdir -p "$home/.aws" && echo sbx-leak1-env-51d0 >"$home/.aws/credentials"
+  unconfined_has "1. cat \$HOME/.aws/credentials" sbx-leak1-env-51d0 cat "$home/.aws/credentials"
+  confined_lacks "1. \$HOME differing from the account's home is protected too" sbx-leak1-env-51d0 \
+    "${S[@]}" cat "$home/.aws/credentials"
+  rm -rf "$home/.aws" "$home/.pgpass"
+fi
+# No absolute home at all (a uid with no user-database entry and no usable
+# $HOME): the protection cannot be given, so nothing runs (126).
+if [ "$me" = 0 ] && command -v setpriv >/dev/null && ! getent passwd 54321 >/dev/null; then
+  cp "$L" "$_scratch/launcher-copy" && chmod 755 "$_scratch" "$_scratch/launcher-copy"
+  expect_status 126 "1. no absolute home: --protect-secrets refuses to run" \
+    setpriv --reuid=54321 --regid=54321 --clear-groups env -u HOME "$_scratch/launcher-copy" \
+    --sandbox --protect-secrets --project /tmp -- true
+  expect_output_has "no home directory is known" "1. ... and says why"
+  expect_status 0 "1. the same uid without protected paths runs" \
+    setpriv --reuid=54321 --regid=54321 --clear-groups env -u HOME "$_scratch/launcher-copy" \
+    --sandbox --project /tmp -- true
+fi
+
+# ---- 2. roots reached through a symlink or .. ----
+mkdir -p "$out/ext"
+echo sbx-leak2-root-a81c >"$out/ext/.env"
+ln -s "$out/ext" "$proj/ext"
+unconfined_has "2. cat p/ext/.env" sbx-leak2-root-a81c cat "$proj/ext/.env"
+confined_lacks "2. --add-dir p/ext (a symlink out)" sbx-leak2-root-a81c \
+  "$L" --sandbox --protect-secrets --project "$proj" --add-dir "$proj/ext" -- cat "$proj/ext/.env"
+confined_lacks "2. --add-dir p/../outside/ext" sbx-leak2-root-a81c \
+  "$L" --sandbox --protect-secrets --project "$proj" --add-dir "$proj/../outside/ext" -- cat "$out/ext/.env"
+confined_lacks "2. --workdir p/ext" sbx-leak2-root-a81c \
+  "$L" --sandbox --protect-secrets --project "$proj" --workdir "$proj/ext" -- cat .env
+expect_status 1 "2. writing p/ext/.env through the added root is refused" \
+  "$L" --sandbox --protect-secrets --project "$proj" --add-dir "$proj/ext" -- sh -c "echo x >> '$proj/ext/.env' || exit 1"
+grep -qx sbx-leak2-root-a81c "$out/ext/.env" && pass "2. ext/.env unchanged" || fail "2. ext/.env was written"
+
+# ---- 4. the working directory inside a masked directory ----
+mkdir -p "$proj/.aws"
+echo sbx-leak4-cwd-3be9 >"$proj/.aws/credentials"
+(cd "$proj/.aws" && unconfined_has "4. cat credentials from inside .aws" sbx-leak4-cwd-3be9 cat credentials)
+(cd "$proj/.aws" && confined_lacks "4. a cwd inside a masked directory" sbx-leak4-cwd-3be9 "${S[@]}" cat credentials)
+(cd "$proj/.aws" && expect_status 126 "4. ... is refused before anything runs" "${S[@]}" true)
+expect_output_has "lies in the protected path" "4. ... and says why"
+rm -rf "$proj/.aws"
+# A cwd inside the read-only .git must not write past the bind.
+git init -q "$proj/repo"
+(cd "$proj/repo/.git" && expect_status 0 "4. control: a hook can be written from inside .git" sh -c 'echo x > hooks/probe && rm hooks/probe')
+(cd "$proj/repo/.git" && expect_status 1 "4. a cwd inside .git cannot write a hook" \
+  "$L" --sandbox --protect-secrets --project "$proj" -- sh -c 'echo evil > hooks/pre-commit || exit 1')
+[ ! -e "$proj/repo/.git/hooks/pre-commit" ] && pass "4. no hook was left" || fail "4. a hook was written through the cwd"
+
+finish
