@@ -462,6 +462,17 @@ static int push(struct sbx_protect **list, size_t *n, const char *a, const char 
     return SANDBOX_OK;
 }
 
+static int host_target(void)
+{
+#if defined(__APPLE__)
+    return SANDBOX_TARGET_MACOS;
+#elif defined(_WIN32)
+    return SANDBOX_TARGET_WINDOWS;
+#else
+    return SANDBOX_TARGET_LINUX;
+#endif
+}
+
 /* "/home/me/" and "/home/me" name the same directory. */
 static void trim_home(char *h)
 {
@@ -488,7 +499,8 @@ static int find_homes(sbx_resolved *r)
             trim_home(r->home_dir);
         return SANDBOX_OK;
     }
-    acct = sbx_account_home();
+    /* This machine's user database says nothing about another target's. */
+    acct = r->target == host_target() ? sbx_account_home() : NULL;
     if (acct) {
         trim_home(acct);
         r->home_dir = acct;

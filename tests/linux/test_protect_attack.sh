@@ -118,4 +118,68 @@ git init -q "$proj/repo"
   "$L" --sandbox --protect-secrets --project "$proj" -- sh -c 'echo evil > hooks/pre-commit || exit 1')
 [ ! -e "$proj/repo/.git/hooks/pre-commit" ] && pass "4. no hook was left" || fail "4. a hook was written through the cwd"
 
+# ---- 9. a detached mount fools the creation guard ----
+# open_tree(OPEN_TREE_CLONE) in a nested user namespace: the clone's
+# descriptor reads as "/", so ~/.npmrc created through it looked like /.npmrc.
+cat >"$_scratch/detached.py" <<'EOF'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+target, name = sys.argv[1], sys.argv[2]
+uid, gid = os.geteuid(), os.getegid()
+if libc.unshare(0x10000000 | 0x00020000) != 0:
+    print("unshare:", os.strerror(ctypes.get_errno())); sys.exit(3)
+for f, v in (("setgroups", "deny"), ("uid_map", "0 %d 1" % uid), ("gid_map", "0 %d 1" % gid)):
+    try:
+        open("/proc/self/" + f, "w").write(v)
+    except OSError:
+        pass  # unmapped: the namespace's capabilities are there all the same
+fd = libc.syscall(428, -100, target.encode(), 1 | 0o2000000)  # open_tree, OPEN_TREE_CLONE
+if fd < 0:
+    print("open_tree:", os.strerror(ctypes.get_errno())); sys.exit(4)
+try:
+    if name.endswith("/"):
+        os.mkdir(name.rstrip("/"), dir_fd=fd)
+    else:
+        os.close(os.open(name, os.O_CREAT | os.O_WRONLY, 0o600, dir_fd=fd))
+except OSError as e:
+    print("create:", e); sys.exit(1)
+print("created")
+EOF
+if command -v python3 >/dev/null; then
+  HG=("$L" --sandbox --protect-secrets --project "$proj" --add-dir "$home" --)
+  for n in .npmrc .docker/; do
+    nn=${n%/}
+    rm -rf "${home:?}/$nn"
+    "${HG[@]}" python3 "$_scratch/detached.py" "$home" "$n" >"$_out" 2>"$_err" || true
+    if [ -e "$home/$nn" ]; then fail "9. $nn was created through a detached mount"; rm -rf "${home:?}/$nn"
+    else pass "9. $nn through a detached mount is refused: $(head -1 "$_out")"; fi
+  done
+  # Without protection the same route creates the name: the case can fail.
+  "$L" --sandbox --project "$proj" --add-dir "$home" -- python3 "$_scratch/detached.py" "$home" .npmrc >"$_out" 2>&1 || true
+  if [ -e "$home/.npmrc" ]; then pass "9. control: the route creates ~/.npmrc when nothing is protected"
+  else skip "9. control: this kernel or filter refuses the route anyway: $(head -1 "$_out")"; fi
+  rm -f "$home/.npmrc"
+fi
+
+# ---- 8. background processes outlive the run ----
+# A setsid child that waits, then copies a .env created after the launch into
+# a file it opened while the run was still going.
+: >"$proj/late.out"
+rm -f "$proj/.env.late"
+bg='exec 3>>late.out; setsid sh -c "sleep 1; cat .env.late >&3" </dev/null >/dev/null 2>&1 &'
+sh -c "$bg"
+echo sbx-leak8-late-c42e >"$proj/.env.late"
+sleep 1.5
+grep -q sbx-leak8-late-c42e "$proj/late.out" && pass "control: 8. a setsid child copies the later .env unconfined" \
+  || fail "control: 8. the setsid copy did not happen unconfined (the case proves nothing)"
+: >"$proj/late.out"
+rm -f "$proj/.env.late"
+"${S[@]}" sh -c "$bg" >"$_out" 2>"$_err"
+echo sbx-leak8-late-c42e >"$proj/.env.late"
+sleep 1.5
+if grep -q sbx-leak8-late-c42e "$proj/late.out"; then fail "8. a background process kept running after the command and copied the later .env"
+else pass "8. nothing the command started outlives it"; fi
+rm -f "$proj/.env.late" "$proj/late.out"
+
 finish
