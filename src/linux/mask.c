@@ -237,7 +237,22 @@ struct walk {
     int pass;          /* 1: protected names; 2: other names of their inodes */
     ino_t *wanted;     /* pass 2: inode numbers of protected multi-link files */
     size_t n_wanted;
+    /* Trees outside the roots that a symlink in them leads to (issue 18):
+     * scanned too, up to LINK_DEPTH links away and LINK_TREES trees. */
+    const char *const *roots;
+    size_t n_roots;
+    char **extra;
+    int *extra_depth;
+    size_t n_extra;
+    int depth;         /* links away from a root of the tree being walked */
+    size_t max_seen;   /* entry budget of the followed trees (0: none) */
+    size_t n_followed;
+    char followed[160]; /* the first link followed, for the warning */
 };
+
+#define LINK_DEPTH 4
+#define LINK_TREES 64
+#define LINK_ENTRIES 200000
 
 static int cmp_ino(const void *a, const void *b)
 {
@@ -302,6 +317,61 @@ static int record(struct walk *w, const char *path, const struct stat *lst, int 
     return add_entry(w->m, path, S_ISDIR(st.st_mode) ? MASK_DIR : MASK_FILE);
 }
 
+/* Is `real` inside a root or a tree already queued? */
+static int already_scanned(const struct walk *w, const char *real)
+{
+    size_t i;
+    for (i = 0; i < w->n_roots; i++)
+        if (beneath(real, w->roots[i]))
+            return 1;
+    for (i = 0; i < w->n_extra; i++)
+        if (beneath(real, w->extra[i]))
+            return 1;
+    return 0;
+}
+
+/* A symlink found in a scanned tree: the command reads through it (bazel-out,
+ * node_modules links, monorepo links), so what it leads to outside the roots
+ * is protected as if it were inside: a protected file there is masked by its
+ * real path, a directory is queued as one more tree to scan. Links beyond
+ * LINK_DEPTH hops or LINK_TREES trees refuse to start: an unscanned tree
+ * would be an unprotected one. */
+static int follow_link(struct walk *w, const char *path)
+{
+    struct stat st;
+    char *real;
+    int rc = SANDBOX_OK, k;
+    if (stat(path, &st) != 0 || !(real = realpath(path, NULL)))
+        return SANDBOX_OK; /* dangling: nothing to read; a creation is the guard's */
+    if (already_scanned(w, real)) {
+        free(real);
+        return SANDBOX_OK;
+    }
+    if (!w->n_followed++)
+        snprintf(w->followed, sizeof w->followed, "%s -> %s", path, real);
+    if (!S_ISDIR(st.st_mode)) {
+        k = sbx_protect_match(w->r->protect, w->r->n_protect, real, 0);
+        if (k >= 0)
+            rc = record(w, real, &st, k, -1);
+        free(real);
+        return rc;
+    }
+    if (w->depth + 1 > LINK_DEPTH || w->n_extra >= LINK_TREES) {
+        rc = sbx_fail(w->err, SANDBOX_E_REFUSED, 0,
+                      "protected paths: %s leads to %s, %s; protected files there could not be "
+                      "masked: remove the link or run without protected paths",
+                      path, real, w->n_extra >= LINK_TREES
+                                      ? "one tree more than the " "64 followed symlinked trees"
+                                      : "more than 4 symlinks away from the project");
+        free(real);
+        return rc;
+    }
+    w->extra[w->n_extra] = real;
+    w->extra_depth[w->n_extra] = w->depth + 1;
+    w->n_extra++;
+    return SANDBOX_OK;
+}
+
 static int walk_dir(struct walk *w, char *path, size_t len, size_t cap, int inherited)
 {
     DIR *d;
@@ -336,12 +406,19 @@ static int walk_dir(struct walk *w, char *path, size_t len, size_t cap, int inhe
         }
         path[len] = '/';
         memcpy(path + len + 1, de->d_name, nl + 1);
-        w->n_seen++;
+        if (++w->n_seen > w->max_seen && w->max_seen) {
+            rc = sbx_fail(w->err, SANDBOX_E_REFUSED, 0,
+                          "protected paths: the symlinks out of the project lead to more than %d "
+                          "entries to scan (first: %s); remove the links or run without "
+                          "protected paths", LINK_ENTRIES, w->followed);
+            path[len] = '\0';
+            break;
+        }
         k = sbx_protect_match_tail(w->r->protect, w->r->n_protect, path, len + 1 + nl, 0);
         if (w->pass == 1) {
             /* Only what is protected, or whose type readdir did not say,
              * costs a stat; ordinary files are judged by name alone. */
-            int is_dir = de->d_type == DT_DIR;
+            int is_dir = de->d_type == DT_DIR, is_link = de->d_type == DT_LNK;
             if (k >= 0 || inherited >= 0 || de->d_type == DT_UNKNOWN) {
                 if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
                     path[len] = '\0';
@@ -349,7 +426,12 @@ static int walk_dir(struct walk *w, char *path, size_t len, size_t cap, int inhe
                 }
                 rc = record(w, path, &st, k, inherited);
                 is_dir = S_ISDIR(st.st_mode);
+                is_link = S_ISLNK(st.st_mode);
             }
+            /* A link under a mask reveals nothing the mask does not hide. */
+            if (rc == SANDBOX_OK && is_link && k != SANDBOX_PROTECT_ALL &&
+                inherited != SANDBOX_PROTECT_ALL)
+                rc = follow_link(w, path);
             /* Descend into masked directories too: their files' other names
              * (hard links) must be found. Never follow a symlink. */
             if (rc == SANDBOX_OK && is_dir)
@@ -581,9 +663,28 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
     w.warning_size = warning_size;
     w.err = err;
     w.pass = 1;
+    w.roots = roots;
+    w.n_roots = n_roots;
+    w.extra = calloc(LINK_TREES, sizeof *w.extra);
+    w.extra_depth = calloc(LINK_TREES, sizeof *w.extra_depth);
+    if (!w.extra || !w.extra_depth)
+        rc = SANDBOX_E_NOMEM;
     for (i = 0; rc == SANDBOX_OK && i < n_roots; i++)
         if (!nested_root(roots, n_roots, i))
             rc = scan_root(&w, roots[i]);
+    /* The trees symlinks lead to; the list grows while it is walked. */
+    if (rc == SANDBOX_OK && w.n_extra)
+        w.max_seen = w.n_seen + LINK_ENTRIES;
+    for (i = 0; rc == SANDBOX_OK && i < w.n_extra; i++) {
+        w.depth = w.extra_depth[i];
+        rc = scan_root(&w, w.extra[i]);
+    }
+    w.depth = 0;
+    if (rc == SANDBOX_OK && w.n_followed)
+        sbx_warn(warning, warning_size,
+                 "protected paths: followed %zu symlink%s out of the scanned directories and "
+                 "masked what they reach (first: %s)",
+                 w.n_followed, w.n_followed == 1 ? "" : "s", w.followed);
     if (rc == SANDBOX_OK)
         rc = scan_home(&w);
     if (rc == SANDBOX_OK && w.n_links > 0) {
@@ -597,9 +698,12 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
             qsort(w.wanted, w.n_wanted, sizeof *w.wanted, cmp_ino);
         }
         w.pass = 2;
+        w.max_seen = 0;
         for (i = 0; rc == SANDBOX_OK && i < n_roots; i++)
             if (!nested_root(roots, n_roots, i))
                 rc = scan_root(&w, roots[i]);
+        for (i = 0; rc == SANDBOX_OK && i < w.n_extra; i++)
+            rc = scan_root(&w, w.extra[i]);
         free(w.wanted);
     }
     if (rc == SANDBOX_OK)
@@ -622,6 +726,10 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
     }
     for (i = 0; i < n_roots; i++)
         free(real[i]);
+    for (i = 0; i < w.n_extra; i++)
+        free(w.extra[i]);
+    free(w.extra);
+    free(w.extra_depth);
     if (rc != SANDBOX_OK) {
         sbx_mask_free(m);
         if (rc == SANDBOX_E_NOMEM)

@@ -182,4 +182,66 @@ if grep -q sbx-leak8-late-c42e "$proj/late.out"; then fail "8. a background proc
 else pass "8. nothing the command started outlives it"; fi
 rm -f "$proj/.env.late" "$proj/late.out"
 
+# ---- 3. a symlink from a root to a tree outside ----
+mkdir -p "$out/tree/deep" "$out/single"
+echo sbx-leak3-link-9d17 >"$out/tree/deep/.env"
+echo sbx-leak3-link-9d17 >"$out/single/.env"
+ln -s "$out/tree" "$proj/linked"
+ln -s "$out/single/.env" "$proj/harmless-name"
+unconfined_has "3. cat linked/deep/.env" sbx-leak3-link-9d17 cat "$proj/linked/deep/.env"
+confined_lacks "3. a symlinked tree's .env" sbx-leak3-link-9d17 "${S[@]}" cat linked/deep/.env
+unconfined_has "3. cat harmless-name (-> outside .env)" sbx-leak3-link-9d17 cat "$proj/harmless-name"
+confined_lacks "3. a link to an outside .env under another name" sbx-leak3-link-9d17 "${S[@]}" cat harmless-name
+"${S[@]}" true >"$_out" 2>"$_err"
+expect_output_has "followed" "3. the launch says which symlinks were followed"
+rm -f "$proj/linked" "$proj/harmless-name"
+# A chain of links deeper than the bound refuses to start instead of leaving a tree unscanned.
+mkdir -p "$out/c1" "$out/c2" "$out/c3" "$out/c4" "$out/c5"
+ln -s "$out/c1" "$proj/chain"; ln -s "$out/c2" "$out/c1/n"; ln -s "$out/c3" "$out/c2/n"
+ln -s "$out/c4" "$out/c3/n"; ln -s "$out/c5" "$out/c4/n"
+echo sbx-leak3-chain-0b6e >"$out/c5/.env"
+unconfined_has "3. cat chain/n/n/n/n/.env" sbx-leak3-chain-0b6e cat "$proj/chain/n/n/n/n/.env"
+confined_lacks "3. a chain of links beyond the bound" sbx-leak3-chain-0b6e "${S[@]}" cat chain/n/n/n/n/.env
+expect_output_has "symlinks away" "3. ... refused with the reason"
+rm -f "$proj/chain"
+
+# ---- 7. a symlinked ~/.config (dotfile managers) ----
+mkdir -p "$out/dots/config"
+ln -s "$out/dots/config" "$home/.config"
+H7=("$L" --sandbox --protect-secrets --project "$proj" --add-dir "$home" --add-dir "$out/dots" --)
+expect_status 0 "7. control: mkdir ~/.config/gh works unconfined" mkdir "$home/.config/gh"
+echo sbx-leak7-dots-61aa >"$home/.config/gh/hosts.yml"
+confined_lacks "7. ~/.config/gh read through the symlinked ~/.config" sbx-leak7-dots-61aa "${H7[@]}" cat "$home/.config/gh/hosts.yml"
+confined_lacks "7. ... and by its real path" sbx-leak7-dots-61aa "${H7[@]}" cat "$out/dots/config/gh/hosts.yml"
+rm -rf "$out/dots/config/gh"
+expect_status 1 "7. mkdir ~/.config/gh through the symlinked ~/.config is refused" "${H7[@]}" sh -c "mkdir '$home/.config/gh' || exit 1"
+expect_status 1 "7. mkdir of its real path is refused" "${H7[@]}" sh -c "mkdir '$out/dots/config/gh' || exit 1"
+[ ! -e "$out/dots/config/gh" ] && pass "7. no ~/.config/gh was made" || fail "7. ~/.config/gh was created"
+expect_status 0 "7. other names under ~/.config can still be made" "${H7[@]}" sh -c "mkdir '$home/.config/ok' && rmdir '$home/.config/ok'"
+rm -rf "$home/.config" "$out/dots"
+
+# ---- 10. names the default set missed ----
+T10=sbx-leak10-names-e5f0
+for p in ".env~" .env.bak sub/id_ed25519.bak sub/server.key.orig; do echo $T10 >"$proj/$p"; done
+mkdir -p "$home/.config/git" "$home/.config/gcloud" "$home/.azure" "$home/.terraform.d" "$home/.cargo" \
+  "$out/dockercfg" "$out/kube"
+for p in .git-credentials .config/git/credentials .config/gcloud/credentials.db .azure/msal_token_cache.json \
+  .terraform.d/credentials.tfrc.json .cargo/credentials.toml .pgpass .my.cnf; do echo $T10 >"$home/$p"; done
+echo $T10 >"$out/dockercfg/config.json"
+echo $T10 >"$out/kube/cfg"
+for p in "$proj/.env~" "$proj/.env.bak" "$proj/sub/id_ed25519.bak" "$proj/sub/server.key.orig" \
+  "$home/.git-credentials" "$home/.config/git/credentials" "$home/.config/gcloud/credentials.db" \
+  "$home/.azure/msal_token_cache.json" "$home/.terraform.d/credentials.tfrc.json" \
+  "$home/.cargo/credentials.toml" "$home/.pgpass" "$home/.my.cnf"; do
+  unconfined_has "10. cat ${p#"$_scratch"/}" $T10 cat "$p"
+  confined_lacks "10. ${p#"$_scratch"/} is protected" $T10 "${S[@]}" cat "$p"
+done
+confined_lacks "10. \$DOCKER_CONFIG/config.json is protected" $T10 \
+  env DOCKER_CONFIG="$out/dockercfg" "${S[@]}" cat "$out/dockercfg/config.json"
+confined_lacks "10. a \$KUBECONFIG file is protected" $T10 \
+  env KUBECONFIG="/nonexistent:$out/kube/cfg" "${S[@]}" cat "$out/kube/cfg"
+expect_status 0 "10. a public key's copy stays readable" sh -c "echo pub > '$proj/sub/id_rsa.pub.bak' && ${S[*]} cat sub/id_rsa.pub.bak"
+rm -rf "$home/.config" "$home/.azure" "$home/.terraform.d" "$home/.cargo" "$home/.git-credentials" \
+  "$home/.pgpass" "$home/.my.cnf" "$out/dockercfg" "$out/kube"
+
 finish
