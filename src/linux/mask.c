@@ -386,8 +386,17 @@ static int walk_dir(struct walk *w, char *path, size_t len, size_t cap, int inhe
         /* The command runs with our credentials and no capability: a
          * directory we cannot list and do not own stays closed to it too. An
          * own one it could chmod open, so the scan must see inside. */
-        if (errno == EACCES && stat(path, &st) == 0 && st.st_uid != geteuid())
-            return SANDBOX_OK;
+        if (errno == EACCES && stat(path, &st) == 0 && st.st_uid != geteuid()) {
+            /* Searchable but not listable (0711 of another owner): a guessed
+             * name inside opens (issue 18), and no wildcard or subdirectory
+             * can be checked. Mask the whole directory. */
+            if (inherited == SANDBOX_PROTECT_ALL || access(path, X_OK) != 0)
+                return SANDBOX_OK;
+            sbx_warn(w->warning, w->warning_size,
+                     "protected paths: %s can be entered but not listed, so it is masked whole",
+                     path);
+            return add_entry(w->m, path, MASK_DIR);
+        }
         return sbx_fail(w->err, SANDBOX_E_PATH, errno,
                         "cannot scan %s for protected paths: %s; fix its permissions or "
                         "run without protected paths",

@@ -244,4 +244,25 @@ expect_status 0 "10. a public key's copy stays readable" sh -c "echo pub > '$pro
 rm -rf "$home/.config" "$home/.azure" "$home/.terraform.d" "$home/.cargo" "$home/.git-credentials" \
   "$home/.pgpass" "$home/.my.cnf" "$out/dockercfg" "$out/kube"
 
+# ---- 5. a directory that can be entered but not listed ----
+# Root only: the directory must belong to another user than the one the
+# launcher runs as (nobody here), with a guessable name inside.
+if [ "$me" = 0 ] && command -v setpriv >/dev/null; then
+  p5=$_scratch/p5
+  mkdir -p "$p5/locked" "$_scratch/nhome"
+  echo sbx-leak5-unlisted-44c1 >"$p5/locked/.env"
+  chmod 644 "$p5/locked/.env"
+  chmod 711 "$p5/locked"
+  chown 65534:65534 "$p5" "$_scratch/nhome"
+  chmod 755 "$_scratch"
+  cp "$L" "$_scratch/launcher5" && chmod 755 "$_scratch/launcher5"
+  N5=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$_scratch/nhome")
+  (cd "$p5" && unconfined_has "5. nobody reads locked/.env by its guessed name" sbx-leak5-unlisted-44c1 "${N5[@]}" cat locked/.env)
+  (cd "$p5" && confined_lacks "5. a guessed name in an unlistable directory" sbx-leak5-unlisted-44c1 \
+    "${N5[@]}" "$_scratch/launcher5" --sandbox --protect-secrets --project "$p5" -- cat locked/.env)
+  (cd "$p5" && "${N5[@]}" "$_scratch/launcher5" --sandbox --protect-secrets --project "$p5" -- true >"$_out" 2>"$_err")
+  expect_output_has "masked whole" "5. the launch says the directory is masked whole"
+  rm -rf "$p5"
+fi
+
 finish
