@@ -594,6 +594,145 @@ static int scan_home(struct walk *w)
     return rc;
 }
 
+/* ---- what git runs from outside .git (issue 18) ---- */
+
+/* Write-protect `target` as part of the repository whose config names it;
+ * one that does not exist could be created by the command and run by the
+ * next git outside the sandbox: refuse. `what` says where it came from. */
+static int git_protect(struct walk *w, const char *target, const char *what, const char *src)
+{
+    char *real = realpath(target, NULL);
+    size_t i;
+    int rc;
+    if (!real)
+        return sbx_fail(w->err, SANDBOX_E_REFUSED, errno,
+                        "protected paths: %s names %s as %s, which does not exist, so the command "
+                        "could create it and the next git would run it; create it, or remove "
+                        "the setting", src, target, what);
+    for (i = 0; i < w->m->n; i++)
+        if (beneath(real, w->m->e[i].path)) {
+            free(real);
+            return SANDBOX_OK; /* inside .git (read-only) or a mask already */
+        }
+    rc = add_entry(w->m, real, MASK_READONLY);
+    free(real);
+    return rc;
+}
+
+/* `value` as a path: "~/" from home, relative ones from `base`. */
+static void git_path(const struct walk *w, const char *base, const char *value, char *out,
+                     size_t size)
+{
+    if (value[0] == '~' && value[1] == '/' && w->r->home_dir)
+        snprintf(out, size, "%s/%s", w->r->home_dir, value + 2);
+    else if (value[0] == '/')
+        snprintf(out, size, "%s", value);
+    else
+        snprintf(out, size, "%s/%s", base, value);
+}
+
+/* core.hooksPath and [include]/[includeIf] path in one config file; an
+ * included file is read the same way, `depth` levels down. */
+static int git_config(struct walk *w, const char *file, const char *worktree, int depth)
+{
+    char line[4096], section[64] = "", target[PATH_MAX + 64], dir[PATH_MAX];
+    FILE *f = fopen(file, "re");
+    int rc = SANDBOX_OK;
+    char *slash;
+    if (!f)
+        return SANDBOX_OK;
+    snprintf(dir, sizeof dir, "%s", file);
+    slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    while (rc == SANDBOX_OK && fgets(line, sizeof line, f)) {
+        char *s = line, *key, *val, *e;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s == '[') {
+            size_t n = strcspn(s + 1, " \t]\"");
+            if (n >= sizeof section)
+                n = sizeof section - 1;
+            memcpy(section, s + 1, n);
+            section[n] = '\0';
+            continue;
+        }
+        key = s;
+        val = strchr(s, '=');
+        if (!val)
+            continue;
+        for (e = val; e > key && (e[-1] == ' ' || e[-1] == '\t'); e--)
+            ;
+        *e = '\0';
+        for (val++; *val == ' ' || *val == '\t' || *val == '"'; val++)
+            ;
+        for (e = val + strlen(val); e > val && strchr(" \t\r\n\"", e[-1]); e--)
+            ;
+        *e = '\0';
+        if (!val[0])
+            continue;
+        if (sbx_strncasecmp_ascii(section, "core", 5) == 0 &&
+            sbx_strncasecmp_ascii(key, "hookspath", 10) == 0) {
+            git_path(w, worktree, val, target, sizeof target);
+            rc = git_protect(w, target, "core.hooksPath", file);
+        } else if ((sbx_strncasecmp_ascii(section, "include", 8) == 0 ||
+                    sbx_strncasecmp_ascii(section, "includeif", 10) == 0) &&
+                   sbx_strncasecmp_ascii(key, "path", 5) == 0) {
+            git_path(w, dir, val, target, sizeof target);
+            rc = git_protect(w, target, "an included config", file);
+            if (rc == SANDBOX_OK && depth < 4)
+                rc = git_config(w, target, worktree, depth + 1);
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+/* A repository's hooks and config that live outside its read-only .git:
+ * core.hooksPath (.husky), hooks that are symlinks, included config files.
+ * Each is write-protected like .git itself. */
+static int git_outside(struct walk *w, const char *git)
+{
+    char p[PATH_MAX + 64], worktree[PATH_MAX];
+    struct dirent *de;
+    struct stat st;
+    DIR *d;
+    int rc;
+    char *slash;
+    snprintf(worktree, sizeof worktree, "%s", git);
+    slash = strrchr(worktree, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(p, sizeof p, "%s/config", git);
+    rc = git_config(w, p, worktree, 0);
+    snprintf(p, sizeof p, "%s/hooks", git);
+    d = rc == SANDBOX_OK ? opendir(p) : NULL;
+    while (d && rc == SANDBOX_OK && (de = readdir(d)) != NULL) {
+        snprintf(p, sizeof p, "%s/hooks/%s", git, de->d_name);
+        if (de->d_name[0] != '.' && lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
+            rc = git_protect(w, p, "a hook (a symlink)", git);
+    }
+    if (d)
+        closedir(d);
+    return rc;
+}
+
+static int git_all(struct walk *w)
+{
+    size_t i;
+    int rc = SANDBOX_OK;
+    struct stat st;
+    /* Entries added here are never a .git: the loop sees each once. */
+    for (i = 0; rc == SANDBOX_OK && i < w->m->n; i++) {
+        const char *path = w->m->e[i].path, *base = strrchr(path, '/');
+        if (w->m->e[i].how != MASK_READONLY || !base || sbx_strncasecmp_ascii(base, "/.git", 6) != 0 ||
+            stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        rc = git_outside(w, path);
+    }
+    return rc;
+}
+
 static int format_map(char *buf, size_t size, size_t *len, unsigned long id)
 {
     int n = snprintf(buf, size, "%lu %lu 1\n", id, id);
@@ -696,6 +835,8 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
                  w.n_followed, w.n_followed == 1 ? "" : "s", w.followed);
     if (rc == SANDBOX_OK)
         rc = scan_home(&w);
+    if (rc == SANDBOX_OK)
+        rc = git_all(&w);
     if (rc == SANDBOX_OK && w.n_links > 0) {
         w.wanted = malloc(w.n_links * sizeof *w.wanted);
         if (!w.wanted)

@@ -265,4 +265,28 @@ if [ "$me" = 0 ] && command -v setpriv >/dev/null; then
   rm -rf "$p5"
 fi
 
+# ---- 6. git hooks and config outside .git ----
+r6=$proj/r6
+git init -q "$r6"
+mkdir -p "$r6/.husky" "$r6/scripts"
+echo '#!/bin/sh' >"$r6/scripts/pre-commit"
+ln -s ../../scripts/pre-commit "$r6/.git/hooks/pre-commit"
+echo '[user]' >"$r6/.gitconfig.local"
+git -C "$r6" config core.hooksPath .husky
+printf '[include]\n\tpath = ../.gitconfig.local\n' >>"$r6/.git/config"
+for t in .husky/pre-commit scripts/pre-commit .gitconfig.local; do
+  expect_status 0 "6. control: $t can be written unconfined" sh -c "cp '$r6/$t' '$r6/$t.keep' 2>/dev/null; echo '# x' >> '$r6/$t'"
+  [ -e "$r6/$t.keep" ] && mv "$r6/$t.keep" "$r6/$t" || rm -f "$r6/$t"
+  expect_status 1 "6. $t (run by the next git) cannot be written" "${S[@]}" sh -c "echo 'touch /tmp/pwn' >> '$r6/$t' || exit 1"
+done
+grep -q pwn "$r6/scripts/pre-commit" "$r6/.gitconfig.local" 2>/dev/null && fail "6. a hook or config outside .git was changed" \
+  || pass "6. nothing outside .git that git runs was changed"
+[ ! -e "$r6/.husky/pre-commit" ] && pass "6. no hook was planted in core.hooksPath" || fail "6. a hook was planted in .husky"
+expect_status 0 "6. ordinary files next to them stay writable" "${S[@]}" sh -c "echo x > '$r6/notes.txt'"
+# A hooks path that does not exist yet could be created: refuse to start.
+git -C "$r6" config core.hooksPath .githooks
+expect_status 126 "6. a core.hooksPath that does not exist refuses to start" "${S[@]}" true
+expect_output_has "core.hooksPath" "6. ... and names the setting"
+rm -rf "$r6"
+
 finish
