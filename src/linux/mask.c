@@ -688,6 +688,63 @@ static int git_config(struct walk *w, const char *file, const char *worktree, in
     return rc;
 }
 
+static unsigned long be32(const unsigned char *b)
+{
+    return (unsigned long)b[0] << 24 | (unsigned long)b[1] << 16 | (unsigned long)b[2] << 8 | b[3];
+}
+
+/* A secret committed to the repository stays readable through git's object
+ * store (`git show HEAD:.env`), which no mask covers: warn when the index
+ * tracks a protected name. Index versions 2 and 3 (4 compresses names and
+ * is skipped); SHA-1 and SHA-256 repositories. HEAD's tree is not read. */
+static void git_index_warn(struct walk *w, const char *git, int sha256)
+{
+    char p[PATH_MAX + 16], first[256] = "";
+    unsigned char *buf = NULL;
+    size_t size = 0, off, hash = sha256 ? 32 : 20, count = 0, i, n_entries;
+    struct stat st;
+    unsigned long version;
+    FILE *f;
+    snprintf(p, sizeof p, "%s/index", git);
+    f = fopen(p, "re");
+    if (!f)
+        return;
+    if (fstat(fileno(f), &st) == 0 && st.st_size >= 12 && st.st_size < (1L << 30) &&
+        (buf = malloc((size_t)st.st_size)) != NULL)
+        size = fread(buf, 1, (size_t)st.st_size, f);
+    fclose(f);
+    if (!buf || size < 12 || memcmp(buf, "DIRC", 4) != 0 ||
+        ((version = be32(buf + 4)) != 2 && version != 3)) {
+        free(buf);
+        return;
+    }
+    n_entries = be32(buf + 8);
+    for (off = 12, i = 0; i < n_entries; i++) {
+        size_t flags_at = off + 40 + hash, name_at = flags_at + 2, nl;
+        const unsigned char *nul;
+        if (name_at > size)
+            break;
+        if (version == 3 && (buf[flags_at] & 0x40))
+            name_at += 2;
+        nul = name_at < size ? memchr(buf + name_at, '\0', size - name_at) : NULL;
+        if (!nul)
+            break;
+        nl = (size_t)(nul - (buf + name_at));
+        buf[name_at + nl] = '\0';
+        if (sbx_protect_match(w->r->protect, w->r->n_protect, (const char *)buf + name_at, 0) ==
+            SANDBOX_PROTECT_ALL && count++ == 0)
+            snprintf(first, sizeof first, "%s", (const char *)buf + name_at);
+        off = (name_at - off + nl + 8) / 8 * 8 + off;
+    }
+    free(buf);
+    if (count)
+        sbx_warn(w->warning, w->warning_size,
+                 "protected paths: the git index of %s tracks %zu protected name%s (first: %s); "
+                 "git show and git cat-file read committed copies from the object store, which "
+                 "is not masked: remove them from the repository", git, count,
+                 count == 1 ? "" : "s", first);
+}
+
 /* A repository's hooks and config that live outside its read-only .git:
  * core.hooksPath (.husky), hooks that are symlinks, included config files.
  * Each is write-protected like .git itself. */
@@ -705,6 +762,7 @@ static int git_outside(struct walk *w, const char *git)
         *slash = '\0';
     snprintf(p, sizeof p, "%s/config", git);
     rc = git_config(w, p, worktree, 0);
+    git_index_warn(w, git, 0);
     snprintf(p, sizeof p, "%s/hooks", git);
     d = rc == SANDBOX_OK ? opendir(p) : NULL;
     while (d && rc == SANDBOX_OK && (de = readdir(d)) != NULL) {

@@ -289,4 +289,19 @@ expect_status 126 "6. a core.hooksPath that does not exist refuses to start" "${
 expect_output_has "core.hooksPath" "6. ... and names the setting"
 rm -rf "$r6"
 
+# ---- a secret committed to the repository ----
+# git reads committed copies from the object store, which no mask covers; the
+# launch must at least say so. A clean repository gets no such warning.
+rw=$proj/rw
+git init -q "$rw"
+echo ok >"$rw/readme.txt"
+git -C "$rw" add readme.txt
+(cd "$rw" && "${S[@]}" true >"$_out" 2>"$_err")
+grep -q "tracks" "$_err" && fail "warn: a clean repository is warned about" || pass "warn: no warning for a clean repository"
+echo sbx-warn-tracked-2a90 >"$rw/.env"
+git -C "$rw" add -f .env
+(cd "$rw" && "$L" --sandbox --protect-secrets --project "$rw" -- true >"$_out" 2>"$_err")
+expect_output_has "tracks 1 protected name (first: .env)" "warn: the launch warns that the index tracks .env"
+rm -rf "$rw"
+
 finish
