@@ -820,12 +820,13 @@ static void end_run(int status)
     int st;
     pid_t got;
     for (;;) {
-        int sent = kill_children();
+        /* No child left (the common case): no descendant is left either,
+         * since orphans come to the subreaper. Only then is /proc read. */
         while ((got = waitpid(-1, &st, WNOHANG)) > 0)
             ;
         if (got < 0 && errno == ECHILD)
             break;
-        if (!sent)
+        if (!kill_children())
             (void)poll(NULL, 0, 1); /* a child between exit and reaping */
     }
     finish(status);

@@ -693,15 +693,37 @@ static unsigned long be32(const unsigned char *b)
     return (unsigned long)b[0] << 24 | (unsigned long)b[1] << 16 | (unsigned long)b[2] << 8 | b[3];
 }
 
+static int cmp_name(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, *(const char *const *)elem);
+}
+
+/* The first index name at or after `rel` (names are sorted bytewise). */
+static size_t lower_bound(const char *const *names, size_t n, const char *rel)
+{
+    size_t lo = 0, hi = n, mid;
+    while (lo < hi) {
+        mid = lo + (hi - lo) / 2;
+        if (cmp_name(rel, &names[mid]) > 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* A secret committed to the repository stays readable through git's object
  * store (`git show HEAD:.env`), which no mask covers: warn when the index
- * tracks a protected name. Index versions 2 and 3 (4 compresses names and
- * is skipped); SHA-1 and SHA-256 repositories. HEAD's tree is not read. */
-static void git_index_warn(struct walk *w, const char *git, int sha256)
+ * tracks a path the scan masked (looked up in the sorted index, so a large
+ * index costs a read, not a match per name). Index versions 2 and 3 (4
+ * compresses names and is skipped), SHA-1 repositories. HEAD's tree is not
+ * read. */
+static void git_index_warn(struct walk *w, const char *git, const char *worktree)
 {
     char p[PATH_MAX + 16], first[256] = "";
     unsigned char *buf = NULL;
-    size_t size = 0, off, hash = sha256 ? 32 : 20, count = 0, i, n_entries;
+    const char **names = NULL;
+    size_t size = 0, off, count = 0, i, n_entries, n = 0, wl = strlen(worktree);
     struct stat st;
     unsigned long version;
     FILE *f;
@@ -714,13 +736,14 @@ static void git_index_warn(struct walk *w, const char *git, int sha256)
         size = fread(buf, 1, (size_t)st.st_size, f);
     fclose(f);
     if (!buf || size < 12 || memcmp(buf, "DIRC", 4) != 0 ||
-        ((version = be32(buf + 4)) != 2 && version != 3)) {
+        ((version = be32(buf + 4)) != 2 && version != 3) ||
+        (n_entries = be32(buf + 8)) > size / 62 ||
+        !(names = malloc((n_entries ? n_entries : 1) * sizeof *names))) {
         free(buf);
         return;
     }
-    n_entries = be32(buf + 8);
     for (off = 12, i = 0; i < n_entries; i++) {
-        size_t flags_at = off + 40 + hash, name_at = flags_at + 2, nl;
+        size_t flags_at = off + 40 + 20, name_at = flags_at + 2, nl;
         const unsigned char *nul;
         if (name_at > size)
             break;
@@ -730,16 +753,27 @@ static void git_index_warn(struct walk *w, const char *git, int sha256)
         if (!nul)
             break;
         nl = (size_t)(nul - (buf + name_at));
-        buf[name_at + nl] = '\0';
-        if (sbx_protect_match(w->r->protect, w->r->n_protect, (const char *)buf + name_at, 0) ==
-            SANDBOX_PROTECT_ALL && count++ == 0)
-            snprintf(first, sizeof first, "%s", (const char *)buf + name_at);
+        names[n++] = (const char *)buf + name_at;
         off = (name_at - off + nl + 8) / 8 * 8 + off;
     }
+    for (i = 0; i < w->m->n; i++) {
+        const char *path = w->m->e[i].path, *rel;
+        size_t k, rl;
+        if (w->m->e[i].how == MASK_READONLY || strncmp(path, worktree, wl) != 0 || path[wl] != '/')
+            continue;
+        rel = path + wl + 1;
+        rl = strlen(rel);
+        k = lower_bound(names, n, rel);
+        /* The file itself, or anything tracked beneath a masked directory. */
+        if (k < n && strncmp(names[k], rel, rl) == 0 && (names[k][rl] == '\0' || names[k][rl] == '/') &&
+            count++ == 0)
+            snprintf(first, sizeof first, "%s", rel);
+    }
+    free(names);
     free(buf);
     if (count)
         sbx_warn(w->warning, w->warning_size,
-                 "protected paths: the git index of %s tracks %zu protected name%s (first: %s); "
+                 "protected paths: the git index of %s tracks %zu protected path%s (first: %s); "
                  "git show and git cat-file read committed copies from the object store, which "
                  "is not masked: remove them from the repository", git, count,
                  count == 1 ? "" : "s", first);
@@ -762,7 +796,7 @@ static int git_outside(struct walk *w, const char *git)
         *slash = '\0';
     snprintf(p, sizeof p, "%s/config", git);
     rc = git_config(w, p, worktree, 0);
-    git_index_warn(w, git, 0);
+    git_index_warn(w, git, worktree);
     snprintf(p, sizeof p, "%s/hooks", git);
     d = rc == SANDBOX_OK ? opendir(p) : NULL;
     while (d && rc == SANDBOX_OK && (de = readdir(d)) != NULL) {

@@ -301,7 +301,7 @@ grep -q "tracks" "$_err" && fail "warn: a clean repository is warned about" || p
 echo sbx-warn-tracked-2a90 >"$rw/.env"
 git -C "$rw" add -f .env
 (cd "$rw" && "$L" --sandbox --protect-secrets --project "$rw" -- true >"$_out" 2>"$_err")
-expect_output_has "tracks 1 protected name (first: .env)" "warn: the launch warns that the index tracks .env"
+expect_output_has "tracks 1 protected path (first: .env)" "warn: the launch warns that the index tracks .env"
 rm -rf "$rw"
 
 finish
