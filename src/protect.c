@@ -618,7 +618,9 @@ int sbx_protect_resolve(const sandbox_policy *p, sbx_resolved *r)
     /* The same paths by their real names, where a symlink on the way moves
      * them (a dotfile manager's ~/.config). */
     n_exact = r->n_protect_home;
-    for (i = 0; rc == SANDBOX_OK && r->target != SANDBOX_TARGET_WINDOWS && i < n_exact; i++) {
+    for (i = 0; rc == SANDBOX_OK && r->target == host_target() && r->target != SANDBOX_TARGET_WINDOWS &&
+                i < n_exact;
+         i++) {
         char *real = real_variant(r->protect_home[i].pattern);
         if (real)
             rc = push(&r->protect_home, &r->n_protect_home, real, "", "", r->protect_home[i].kind,

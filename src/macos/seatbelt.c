@@ -117,8 +117,9 @@ int sbx_sbpl_name_regex(sbx_buf *b, const char *pattern)
             sbx_buf_add(b, one);
         }
     }
-    /* The name itself and everything beneath it. */
-    sbx_buf_add(b, "(/|$)\"");
+    /* Copies match like the original (.env~, id_rsa.bak: sbx_protect_match_tail),
+     * then the name itself and everything beneath it. */
+    sbx_buf_add(b, SBX_SBPL_COPY_SUFFIX "(/|$)\"");
     if (b->oom) {
         b->len = mark;
         return SANDBOX_E_NOMEM;
