@@ -104,7 +104,8 @@ typedef struct sbx_resolved {
      * target's fixed system paths) for what must be denied by exact path. */
     struct sbx_protect *protect; /* only the patterns that apply to `target` */
     size_t n_protect;
-    char *home_dir;              /* $HOME (USERPROFILE on Windows); NULL when unset */
+    char *home_dir;              /* the account's home (USERPROFILE on Windows); NULL: none */
+    char *home_alt;              /* $HOME when it names another directory; NULL otherwise */
     struct sbx_protect *protect_home; /* pattern = absolute path, same kinds */
     size_t n_protect_home;
     int protected_paths_blocked; /* 1 when protection is asked for: "protected paths blocked" */
@@ -133,7 +134,9 @@ int sbx_policy_is_noop(const sandbox_policy *policy);
 
 /* Free the policy's pattern list. */
 void sbx_protect_free(struct sbx_protect *list, size_t n);
-/* Fill r->protect, r->home_dir and r->protect_home from the policy. */
+/* Fill r->protect, r->home_dir, r->home_alt and r->protect_home from the
+ * policy. SANDBOX_E_PATH when protection is asked for and no absolute home is
+ * known (the caller reports it), SANDBOX_E_NOMEM. */
 int sbx_protect_resolve(const sandbox_policy *policy, sbx_resolved *r);
 /* Case-insensitive glob of one component: '*' and '?' never cross '/'. */
 int sbx_protect_glob(const char *pattern, const char *name, size_t name_len);

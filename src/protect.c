@@ -1,8 +1,12 @@
 /* Protected paths: the pattern list on the policy, the portable matcher, and
  * the resolved form the platform plans render (Linux masks, macOS deny rules,
- * Windows deny ACEs). No system calls except reading the environment. */
+ * Windows deny ACEs). System calls only to find home: the environment, the
+ * user database, and the real paths of the home entries. */
+#define _DEFAULT_SOURCE /* realpath under -std=c11 */
 #include "internal.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +43,18 @@ static const struct {
     {"~/.docker", SANDBOX_PROTECT_ALL, ALL_TARGETS},
     {"~/.kube", SANDBOX_PROTECT_ALL, ALL_TARGETS},
     {"~/.config/gh", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    /* Credentials the tools keep in plain text in home (issue 18; one
+     * reason each in docs/protected-paths.md). Home only: projects hold
+     * harmless files of some of these names (.my.cnf samples, .cargo). */
+    {"~/.git-credentials", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"~/.config/git/credentials", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"~/.config/gcloud", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"~/.azure", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"~/.terraform.d/credentials.tfrc.json", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"~/.cargo/credentials.toml", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"~/.cargo/credentials", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"~/.pgpass", SANDBOX_PROTECT_ALL, ALL_TARGETS},
+    {"~/.my.cnf", SANDBOX_PROTECT_ALL, ALL_TARGETS},
     {"~/Library/Keychains", SANDBOX_PROTECT_ALL, MACOS_ONLY},
     /* Readable so git status and git log work; hooks and config are writes. */
     {".git", SANDBOX_PROTECT_WRITE, ALL_TARGETS},
@@ -228,11 +244,26 @@ static int tail_matches(const char *pat, const char *path, size_t len, int backs
     return 1;
 }
 
+/* An editor's or a tool's copy of a file keeps its secret: `.env~`,
+ * `id_ed25519.bak`, `server.key.orig` match as `.env`, `id_ed25519` and
+ * `server.key` do. The length of the suffix to strip, or 0. */
+static size_t backup_suffix(const char *name, size_t len)
+{
+    static const char *const sfx[] = {"~", ".bak", ".orig", ".old", ".save", ".swp", ".backup"};
+    size_t i, k;
+    for (i = 0; i < sizeof sfx / sizeof sfx[0]; i++) {
+        k = strlen(sfx[i]);
+        if (len > k && sbx_strncasecmp_ascii(name + len - k, sfx[i], k) == 0)
+            return k;
+    }
+    return 0;
+}
+
 int sbx_protect_match_tail(const struct sbx_protect *list, size_t n, const char *path, size_t len,
                            int backslash)
 {
-    size_t i, end = len, start;
-    int best = -1;
+    size_t i, end = len, start, k;
+    int best = -1, kk;
     while (end > 0 && is_sep(path[end - 1], backslash))
         end--;
     start = end;
@@ -240,6 +271,13 @@ int sbx_protect_match_tail(const struct sbx_protect *list, size_t n, const char 
         start--;
     if (start == end)
         return -1;
+    /* `.env.bak~` as `.env.bak`, as `.env`: each copy suffix in turn. */
+    if ((k = backup_suffix(path + start, end - start)) != 0 && end - k > start) {
+        kk = sbx_protect_match_tail(list, n, path, end - k, backslash);
+        if (kk == SANDBOX_PROTECT_ALL)
+            return kk;
+        best = kk;
+    }
     for (i = 0; i < n; i++) {
         const char *pat = list[i].pattern, *last = pat, *c;
         if (pat[0] == '~')
@@ -424,25 +462,144 @@ static int push(struct sbx_protect **list, size_t *n, const char *a, const char 
     return SANDBOX_OK;
 }
 
+static int host_target(void)
+{
+#if defined(__APPLE__)
+    return SANDBOX_TARGET_MACOS;
+#elif defined(_WIN32)
+    return SANDBOX_TARGET_WINDOWS;
+#else
+    return SANDBOX_TARGET_LINUX;
+#endif
+}
+
+/* "/home/me/" and "/home/me" name the same directory. */
+static void trim_home(char *h)
+{
+    char *e;
+    for (e = h + strlen(h); e > h + 1 && (e[-1] == '/' || e[-1] == '\\');)
+        *--e = '\0';
+}
+
+/* The home directories whose secrets are protected. Not $HOME alone: the
+ * command's environment (env -u HOME, HOME=/) must not move them away from
+ * the account's real ~/.ssh (issue 18). The account's home from the user
+ * database first, and $HOME as well when it names another directory. */
+static int find_homes(sbx_resolved *r)
+{
+    const char *env = getenv("HOME");
+    char *acct;
+    if (r->target == SANDBOX_TARGET_WINDOWS) {
+        const char *home = getenv("USERPROFILE");
+        if (!home || !home[0])
+            home = env;
+        if (home && home[0] && !(r->home_dir = sbx_strdup(home)))
+            return SANDBOX_E_NOMEM;
+        if (r->home_dir)
+            trim_home(r->home_dir);
+        return SANDBOX_OK;
+    }
+    /* This machine's user database says nothing about another target's. */
+    acct = r->target == host_target() ? sbx_account_home() : NULL;
+    if (acct) {
+        trim_home(acct);
+        r->home_dir = acct;
+    }
+    if (env && env[0] == '/') {
+        char *h = sbx_strdup(env);
+        if (!h)
+            return SANDBOX_E_NOMEM;
+        trim_home(h);
+        if (!r->home_dir)
+            r->home_dir = h;
+        else if (strcmp(h, r->home_dir) != 0)
+            r->home_alt = h;
+        else
+            free(h);
+    }
+    return SANDBOX_OK;
+}
+
+/* `abs` with its longest existing leading part replaced by that part's real
+ * path, or NULL when that changes nothing (or on error). A ~/.config that is
+ * a symlink into a dotfile repository puts ~/.config/gh somewhere else; the
+ * masks follow the link anyway, the creation guard sees only real paths. */
+static char *real_variant(const char *abs)
+{
+    char buf[PATH_MAX], *real, *out;
+    size_t n = strlen(abs), cut = n, rl;
+    if (n >= sizeof buf)
+        return NULL;
+    memcpy(buf, abs, n + 1);
+    for (;;) {
+        buf[cut] = '\0';
+        real = realpath(buf, NULL);
+        if (real)
+            break;
+        if (errno != ENOENT && errno != ENOTDIR)
+            return NULL;
+        while (cut > 0 && buf[cut - 1] != '/')
+            cut--;
+        while (cut > 1 && buf[cut - 1] == '/')
+            cut--;
+        if (cut <= 1)
+            return NULL;
+    }
+    rl = strlen(real);
+    out = malloc(rl + (n - cut) + 1);
+    if (out) {
+        memcpy(out, real, rl);
+        memcpy(out + rl, abs + cut, n - cut + 1);
+        if (strcmp(out, abs) == 0) {
+            free(out);
+            out = NULL;
+        }
+    }
+    free(real);
+    return out;
+}
+
+/* Paths a tool is told to use by the environment: the Docker client's
+ * config directory and kubectl's config files (a ':'-separated list). */
+static int push_env_paths(sbx_resolved *r, int targets)
+{
+    const char *d = getenv("DOCKER_CONFIG"), *k = getenv("KUBECONFIG"), *c;
+    char buf[PATH_MAX];
+    size_t n;
+    int rc = SANDBOX_OK;
+    if (d && d[0] == '/' && strlen(d) < sizeof buf)
+        rc = push(&r->protect_home, &r->n_protect_home, d, "", "", SANDBOX_PROTECT_ALL, targets);
+    for (c = k; rc == SANDBOX_OK && c && *c; c += n + (c[n] == ':')) {
+        n = strcspn(c, ":");
+        if (n > 0 && c[0] == '/' && n < sizeof buf) {
+            memcpy(buf, c, n);
+            buf[n] = '\0';
+            rc = push(&r->protect_home, &r->n_protect_home, buf, "", "", SANDBOX_PROTECT_ALL,
+                      targets);
+        }
+    }
+    return rc;
+}
+
 int sbx_protect_resolve(const sandbox_policy *p, sbx_resolved *r)
 {
-    const char *home = NULL, *sep;
-    int bit = 1 << r->target, rc = SANDBOX_OK;
-    size_t i;
-    char *h;
+    const char *homes[2], *sep;
+    int bit = 1 << r->target, rc = SANDBOX_OK, wanted = 0;
+    size_t i, j, n_homes = 0, n_exact;
 
-    if (r->target == SANDBOX_TARGET_WINDOWS)
-        home = getenv("USERPROFILE");
-    if (!home || !home[0])
-        home = getenv("HOME");
-    if (home && home[0]) {
-        r->home_dir = sbx_strdup(home);
-        if (!r->home_dir)
-            return SANDBOX_E_NOMEM;
-        /* "/home/me/" and "/home/me" name the same directory. */
-        for (h = r->home_dir + strlen(r->home_dir); h > r->home_dir + 1 && (h[-1] == '/' || h[-1] == '\\');)
-            *--h = '\0';
-    }
+    for (i = 0; i < p->n_protect; i++)
+        wanted |= (p->protect[i].targets & bit) != 0;
+    rc = find_homes(r);
+    if (rc != SANDBOX_OK)
+        return rc;
+    /* Protection asked for with no home to protect would silently leave
+     * the account's keys readable: refuse instead. */
+    if (wanted && r->target != SANDBOX_TARGET_WINDOWS && !r->home_dir)
+        return SANDBOX_E_PATH;
+    if (r->home_dir)
+        homes[n_homes++] = r->home_dir;
+    if (r->home_alt)
+        homes[n_homes++] = r->home_alt;
     sep = r->target == SANDBOX_TARGET_WINDOWS ? "\\" : "/";
     for (i = 0; rc == SANDBOX_OK && i < p->n_protect; i++) {
         const struct sbx_protect *e = &p->protect[i];
@@ -452,9 +609,23 @@ int sbx_protect_resolve(const sandbox_policy *p, sbx_resolved *r)
         rc = push(&r->protect, &r->n_protect, e->pattern, "", "", e->kind, e->targets);
         /* A wildcard at home is found by listing it (Linux) or by the
          * renderer's own name rule; exact paths need no listing. */
-        if (rc == SANDBOX_OK && r->home_dir && !has_glob(rel))
-            rc = push(&r->protect_home, &r->n_protect_home, r->home_dir, sep, rel, e->kind,
+        for (j = 0; rc == SANDBOX_OK && j < n_homes && !has_glob(rel); j++)
+            rc = push(&r->protect_home, &r->n_protect_home, homes[j], sep, rel, e->kind,
                       e->targets);
+    }
+    if (rc == SANDBOX_OK && wanted && r->target != SANDBOX_TARGET_WINDOWS)
+        rc = push_env_paths(r, ALL_TARGETS);
+    /* The same paths by their real names, where a symlink on the way moves
+     * them (a dotfile manager's ~/.config). */
+    n_exact = r->n_protect_home;
+    for (i = 0; rc == SANDBOX_OK && r->target == host_target() && r->target != SANDBOX_TARGET_WINDOWS &&
+                i < n_exact;
+         i++) {
+        char *real = real_variant(r->protect_home[i].pattern);
+        if (real)
+            rc = push(&r->protect_home, &r->n_protect_home, real, "", "", r->protect_home[i].kind,
+                      r->protect_home[i].targets);
+        free(real);
     }
     if (rc == SANDBOX_OK && r->target == SANDBOX_TARGET_MACOS && r->n_protect > 0) {
         for (i = 0; rc == SANDBOX_OK && i < sizeof macos_system_paths / sizeof macos_system_paths[0]; i++)

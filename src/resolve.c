@@ -49,6 +49,7 @@ void sbx_resolved_free(sbx_resolved *r)
     sbx_protect_free(r->protect, r->n_protect);
     sbx_protect_free(r->protect_home, r->n_protect_home);
     free(r->home_dir);
+    free(r->home_alt);
     free(r->forbidden);
     memset(r, 0, sizeof *r);
 }
@@ -630,8 +631,13 @@ int sbx_resolve_with(const sandbox_policy *p, int target, const struct sbx_facts
             return rc;
         }
     }
-    if (sbx_protect_resolve(p, r) != SANDBOX_OK) {
+    rc = sbx_protect_resolve(p, r);
+    if (rc != SANDBOX_OK) {
         sbx_resolved_free(r);
+        if (rc == SANDBOX_E_PATH)
+            return sbx_fail(err, rc, 0, "protected paths: no home directory is known (the user "
+                                        "database has none and $HOME is not absolute), so ~/.ssh "
+                                        "and the other home secrets cannot be found; set HOME");
         return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while listing protected paths");
     }
     return SANDBOX_OK;

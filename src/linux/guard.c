@@ -92,7 +92,8 @@ struct sbx_guard {
     size_t n_protect;
     struct sbx_protect *home; /* r->protect_home */
     size_t n_home;
-    char *home_dir;
+    char *home_dir; /* the account's home, real path */
+    char *home_alt; /* a different $HOME, real path, or NULL */
 };
 
 /* ---- the plan (before any fork: may allocate) ---- */
@@ -124,6 +125,7 @@ void sbx_guard_free(struct sbx_guard *g)
     sbx_protect_free(g->protect, g->n_protect);
     sbx_protect_free(g->home, g->n_home);
     free(g->home_dir);
+    free(g->home_alt);
     free(g);
 }
 
@@ -163,6 +165,21 @@ int sbx_guard_available(char *detail, size_t size)
 #endif
 }
 
+/* realpath allocates: fine here, before any fork. A home that does not
+ * exist cannot hold new names; it is kept as given. */
+static char *real_home(const char *home, int *oom)
+{
+    char *h;
+    if (!home)
+        return NULL;
+    h = realpath(home, NULL);
+    if (!h && errno == ENOMEM)
+        *oom = 1;
+    if (!h && !*oom && !(h = sbx_strdup(home)))
+        *oom = 1;
+    return h;
+}
+
 int sbx_guard_prepare(const sbx_resolved *r, struct sbx_linux_plan *plan, sandbox_error *err)
 {
     const struct sbx_sc_program *p = NULL;
@@ -196,15 +213,9 @@ int sbx_guard_prepare(const sbx_resolved *r, struct sbx_linux_plan *plan, sandbo
     g->n_home = g->home ? r->n_protect_home : 0;
     /* The guard matches the real path of the directory a name is created
      * in, so home must be real too: through a symlinked /home the ~/
-     * patterns would never match (review). realpath allocates: fine here,
-     * before any fork. A home that does not exist cannot hold new names. */
-    if (r->home_dir) {
-        g->home_dir = realpath(r->home_dir, NULL);
-        if (!g->home_dir && errno == ENOMEM)
-            oom = 1;
-        if (!g->home_dir && !oom && !(g->home_dir = sbx_strdup(r->home_dir)))
-            oom = 1;
-    }
+     * patterns would never match (review). Both homes (issue 18). */
+    g->home_dir = real_home(r->home_dir, &oom);
+    g->home_alt = real_home(r->home_alt, &oom);
     if (oom) {
         sbx_guard_free(g);
         return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory");
@@ -541,6 +552,60 @@ static int read_umask(pid_t tid, mode_t *um)
     return 0;
 }
 
+/* Does the path the kernel gives for `dirfd` lead, from the guard's own
+ * root, to that very directory (device, inode and mount)? A directory on a
+ * detached mount (open_tree, fsmount in a nested namespace) or outside the
+ * guard's root reads as "/" or some other path, and the name would be
+ * matched at the wrong place (issue 18): such a directory is refused. 0,
+ * EACCES, or ENOENT for a directory that was removed. */
+/* The mount id of a descriptor of the guard's, from /proc/self/fdinfo (no
+ * statx in every C library this builds with). 0 when unknown. */
+static unsigned long mount_id(int fd)
+{
+    char p[48], buf[256];
+    const char *s;
+    unsigned long v = 0;
+    ssize_t n;
+    int f;
+    strcpy(p, "/proc/self/fdinfo/");
+    put_dec(p + 18, (unsigned)fd);
+    f = openat(AT_FDCWD, p, O_RDONLY | O_CLOEXEC);
+    if (f < 0)
+        return 0;
+    n = read(f, buf, sizeof buf - 1);
+    close(f);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    s = strstr(buf, "mnt_id:");
+    if (!s)
+        return 0;
+    for (s += 7; *s == ' ' || *s == '\t'; s++)
+        ;
+    for (; *s >= '0' && *s <= '9'; s++)
+        v = v * 10 + (unsigned long)(*s - '0');
+    return v;
+}
+
+static int same_place(int dirfd, const char *path)
+{
+    struct stat a, b;
+    unsigned long ma, mb;
+    int fd, e = 0;
+    if (path[0] != '/')
+        return EACCES; /* "anon_inode:", an unreachable directory */
+    fd = openat(AT_FDCWD, path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? ENOENT : EACCES;
+    ma = mount_id(dirfd);
+    mb = mount_id(fd);
+    if (fstat(dirfd, &a) != 0 || fstat(fd, &b) != 0 || a.st_dev != b.st_dev ||
+        a.st_ino != b.st_ino || ma == 0 || ma != mb)
+        e = EACCES;
+    close(fd);
+    return e;
+}
+
 /* Is creating `name` (name_len bytes, no '/') inside the directory `dirfd`
  * refused? 0: allowed; EACCES: protected; another errno: cannot tell. */
 static int check_name(const struct sbx_guard *g, int dirfd, const char *name, size_t name_len,
@@ -548,6 +613,7 @@ static int check_name(const struct sbx_guard *g, int dirfd, const char *name, si
 {
     char link[32], full[2 * PATH_MAX + 2];
     ssize_t n;
+    int e;
 
     fd_path(link, dirfd);
     n = readlink(link, full, PATH_MAX);
@@ -555,20 +621,27 @@ static int check_name(const struct sbx_guard *g, int dirfd, const char *name, si
         return errno;
     if (n >= PATH_MAX)
         return ENAMETOOLONG;
+    full[n] = '\0';
+    if ((e = same_place(dirfd, full)) != 0)
+        return e;
     if (!(n == 1 && full[0] == '/'))
         full[n++] = '/';
     memcpy(full + n, name, name_len);
     n += (ssize_t)name_len;
     full[n] = '\0';
     if (sbx_protect_refuses_create(g->protect, g->n_protect, g->home, g->n_home, g->home_dir,
-                                   full, (size_t)n))
+                                   full, (size_t)n) ||
+        (g->home_alt && sbx_protect_refuses_create(g->protect, g->n_protect, g->home, g->n_home,
+                                                   g->home_alt, full, (size_t)n)))
         return EACCES;
     /* A name that may hold a tree (a renamed directory, a symlink) must not
      * be a leading part of a pattern of several components either. */
-    return tree && sbx_protect_refuses_ancestor(g->protect, g->n_protect, g->home_dir, full,
-                                                (size_t)n)
-               ? EACCES
-               : 0;
+    if (tree && (sbx_protect_refuses_ancestor(g->protect, g->n_protect, g->home_dir, full,
+                                              (size_t)n) ||
+                 (g->home_alt && sbx_protect_refuses_ancestor(g->protect, g->n_protect,
+                                                              g->home_alt, full, (size_t)n))))
+        return EACCES;
+    return 0;
 }
 
 enum { CHECK_NONE, CHECK_NAME, CHECK_TREE };
@@ -671,6 +744,94 @@ struct guard_req {
 
 static void finish(int status) __attribute__((noreturn));
 
+/* The ppid field of /proc/PID/stat ("pid (comm) state ppid ..."; comm may
+ * hold ')' and spaces, so from the last ')'). -1 when unreadable. */
+static long stat_ppid(const char *pid)
+{
+    char p[64], buf[512];
+    const char *s;
+    ssize_t n;
+    long v = 0;
+    int fd;
+    if (strlen(pid) > 32)
+        return -1;
+    strcpy(p, "/proc/");
+    strcpy(p + 6, pid);
+    strcat(p, "/stat");
+    fd = openat(AT_FDCWD, p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    s = strrchr(buf, ')');
+    if (!s || s[1] != ' ' || !s[2] || s[3] != ' ')
+        return -1;
+    for (s += 4; *s >= '0' && *s <= '9'; s++)
+        v = v * 10 + (*s - '0');
+    return v;
+}
+
+/* SIGKILL every child of the guard; the number sent. A subreaper's children
+ * are the command's leftovers and their orphans. getdents64, not opendir:
+ * no malloc after the fork. */
+static int kill_children(void)
+{
+    char buf[4096];
+    long n, off, me = (long)getpid();
+    int fd = openat(AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC), sent = 0;
+    if (fd < 0)
+        return 0;
+    while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+        for (off = 0; off < n;) {
+            struct {
+                uint64_t ino;       /* cppcheck-suppress unusedStructMember */
+                int64_t off;        /* cppcheck-suppress unusedStructMember */
+                unsigned short reclen;
+                unsigned char type; /* cppcheck-suppress unusedStructMember */
+                char name[];
+            } *de = (void *)(buf + off);
+            const char *c = de->name;
+            while (*c >= '0' && *c <= '9')
+                c++;
+            if (c != de->name && !*c && stat_ppid(de->name) == me) {
+                long pid = 0;
+                for (c = de->name; *c; c++)
+                    pid = pid * 10 + (*c - '0');
+                if (kill((pid_t)pid, SIGKILL) == 0)
+                    sent++;
+            }
+            off += de->reclen;
+        }
+    }
+    close(fd);
+    return sent;
+}
+
+/* The command has ended: nothing it started may go on without the guard
+ * (a setsid child reading a .env created later, issue 18). As a child
+ * subreaper the guard inherits every orphan, so killing its children until
+ * none is left ends the whole tree; then it ends as the command did. */
+static void end_run(int status) __attribute__((noreturn));
+static void end_run(int status)
+{
+    int st;
+    pid_t got;
+    for (;;) {
+        /* No child left (the common case): no descendant is left either,
+         * since orphans come to the subreaper. Only then is /proc read. */
+        while ((got = waitpid(-1, &st, WNOHANG)) > 0)
+            ;
+        if (got < 0 && errno == ECHILD)
+            break;
+        if (!kill_children())
+            (void)poll(NULL, 0, 1); /* a child between exit and reaping */
+    }
+    finish(status);
+}
+
 /* One signal read from the signalfd: the command's end is the guard's end;
  * anything else sent to the guard itself is passed on to the command. */
 static void on_signal(const struct guard_req *q)
@@ -683,7 +844,7 @@ static void on_signal(const struct guard_req *q)
     if ((int)si.ssi_signo == SIGCHLD) {
         while ((got = waitpid(-1, &status, WNOHANG)) > 0)
             if (got == q->child)
-                finish(status);
+                end_run(status);
         return;
     }
     /* A terminal's signals (^C, ^\, hangup) reach the command's process
@@ -1122,7 +1283,7 @@ __attribute__((noreturn)) static void supervise(const struct sbx_guard *g, int l
      * already pending: a command that ended this early is reaped here. */
     while ((got = waitpid(-1, &status, WNOHANG)) > 0)
         if (got == child)
-            finish(status);
+            end_run(status);
 
     for (;;) {
         pf[0].fd = sfd;

@@ -187,8 +187,10 @@ int sbx_caps_drop(uint64_t mask);
 
 struct sbx_mask_plan;
 #define SBX_LINUX_PROTECT_MECHANISM                                                              \
-    "existing matches under the project, added and working directories and home are masked "   \
-    "in a private mount namespace at launch; .git is mounted read-only; names created later "   \
+    "existing matches under the project, added and working directories (by real path) and "    \
+    "home (the account's and $HOME) are masked in a private mount namespace at launch; "       \
+    "symlinks that lead out of those directories are followed (4 links, 64 trees) and what "   \
+    "they reach is masked; .git is mounted read-only; names created later "                     \
     "that match a read-write pattern are refused by the creation guard (not in read-only "      \
     "mode, which creates nothing)"
 #define SBX_LINUX_PROTECT_GAPS                                                                   \

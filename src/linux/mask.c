@@ -30,6 +30,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <sched.h>
@@ -71,6 +72,9 @@ struct sbx_mask_plan {
     int cap_last;            /* highest capability number of this kernel */
     size_t n_files, n_dirs, n_readonly;
 };
+
+/* Room for the working directory's path, re-entered after the masks. */
+#define MASK_CWD_BUF (PATH_MAX + 1)
 
 /* ---- probes ---- */
 
@@ -192,6 +196,26 @@ static int add_entry(struct sbx_mask_plan *m, const char *path, int how)
     return SANDBOX_OK;
 }
 
+/* Is `path` the same as, or beneath, `root`? */
+static int beneath(const char *path, const char *root)
+{
+    size_t n = strlen(root);
+    if (n == 1 && root[0] == '/')
+        return 1;
+    return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The masked entry (a file or directory mask, not read-only) that `path`
+ * lies at or beneath, or NULL. Pure: also used between fork and exec. */
+static const char *masked_at(const struct sbx_mask_plan *m, const char *path)
+{
+    size_t i;
+    for (i = 0; i < m->n; i++)
+        if (m->e[i].how != MASK_READONLY && beneath(path, m->e[i].path))
+            return m->e[i].path;
+    return NULL;
+}
+
 /* A name of a regular file with more than one link. */
 struct link_name {
     dev_t dev;
@@ -213,7 +237,22 @@ struct walk {
     int pass;          /* 1: protected names; 2: other names of their inodes */
     ino_t *wanted;     /* pass 2: inode numbers of protected multi-link files */
     size_t n_wanted;
+    /* Trees outside the roots that a symlink in them leads to (issue 18):
+     * scanned too, up to LINK_DEPTH links away and LINK_TREES trees. */
+    const char *const *roots;
+    size_t n_roots;
+    char **extra;
+    int *extra_depth;
+    size_t n_extra;
+    int depth;         /* links away from a root of the tree being walked */
+    size_t max_seen;   /* entry budget of the followed trees (0: none) */
+    size_t n_followed;
+    char followed[160]; /* the first link followed, for the warning */
 };
+
+#define LINK_DEPTH 4
+#define LINK_TREES 64
+#define LINK_ENTRIES 200000
 
 static int cmp_ino(const void *a, const void *b)
 {
@@ -278,6 +317,61 @@ static int record(struct walk *w, const char *path, const struct stat *lst, int 
     return add_entry(w->m, path, S_ISDIR(st.st_mode) ? MASK_DIR : MASK_FILE);
 }
 
+/* Is `real` inside a root or a tree already queued? */
+static int already_scanned(const struct walk *w, const char *real)
+{
+    size_t i;
+    for (i = 0; i < w->n_roots; i++)
+        if (beneath(real, w->roots[i]))
+            return 1;
+    for (i = 0; i < w->n_extra; i++)
+        if (beneath(real, w->extra[i]))
+            return 1;
+    return 0;
+}
+
+/* A symlink found in a scanned tree: the command reads through it (bazel-out,
+ * node_modules links, monorepo links), so what it leads to outside the roots
+ * is protected as if it were inside: a protected file there is masked by its
+ * real path, a directory is queued as one more tree to scan. Links beyond
+ * LINK_DEPTH hops or LINK_TREES trees refuse to start: an unscanned tree
+ * would be an unprotected one. */
+static int follow_link(struct walk *w, const char *path)
+{
+    struct stat st;
+    char *real;
+    int rc = SANDBOX_OK, k;
+    if (stat(path, &st) != 0 || !(real = realpath(path, NULL)))
+        return SANDBOX_OK; /* dangling: nothing to read; a creation is the guard's */
+    if (already_scanned(w, real)) {
+        free(real);
+        return SANDBOX_OK;
+    }
+    if (!w->n_followed++)
+        snprintf(w->followed, sizeof w->followed, "%s -> %s", path, real);
+    if (!S_ISDIR(st.st_mode)) {
+        k = sbx_protect_match(w->r->protect, w->r->n_protect, real, 0);
+        if (k >= 0)
+            rc = record(w, real, &st, k, -1);
+        free(real);
+        return rc;
+    }
+    if (w->depth + 1 > LINK_DEPTH || w->n_extra >= LINK_TREES) {
+        rc = sbx_fail(w->err, SANDBOX_E_REFUSED, 0,
+                      "protected paths: %s leads to %s, %s; protected files there could not be "
+                      "masked: remove the link or run without protected paths",
+                      path, real, w->n_extra >= LINK_TREES
+                                      ? "one tree more than the " "64 followed symlinked trees"
+                                      : "more than 4 symlinks away from the project");
+        free(real);
+        return rc;
+    }
+    w->extra[w->n_extra] = real;
+    w->extra_depth[w->n_extra] = w->depth + 1;
+    w->n_extra++;
+    return SANDBOX_OK;
+}
+
 static int walk_dir(struct walk *w, char *path, size_t len, size_t cap, int inherited)
 {
     DIR *d;
@@ -292,8 +386,17 @@ static int walk_dir(struct walk *w, char *path, size_t len, size_t cap, int inhe
         /* The command runs with our credentials and no capability: a
          * directory we cannot list and do not own stays closed to it too. An
          * own one it could chmod open, so the scan must see inside. */
-        if (errno == EACCES && stat(path, &st) == 0 && st.st_uid != geteuid())
-            return SANDBOX_OK;
+        if (errno == EACCES && stat(path, &st) == 0 && st.st_uid != geteuid()) {
+            /* Searchable but not listable (0711 of another owner): a guessed
+             * name inside opens (issue 18), and no wildcard or subdirectory
+             * can be checked. Mask the whole directory. */
+            if (inherited == SANDBOX_PROTECT_ALL || access(path, X_OK) != 0)
+                return SANDBOX_OK;
+            sbx_warn(w->warning, w->warning_size,
+                     "protected paths: %s can be entered but not listed, so it is masked whole",
+                     path);
+            return add_entry(w->m, path, MASK_DIR);
+        }
         return sbx_fail(w->err, SANDBOX_E_PATH, errno,
                         "cannot scan %s for protected paths: %s; fix its permissions or "
                         "run without protected paths",
@@ -312,12 +415,19 @@ static int walk_dir(struct walk *w, char *path, size_t len, size_t cap, int inhe
         }
         path[len] = '/';
         memcpy(path + len + 1, de->d_name, nl + 1);
-        w->n_seen++;
+        if (++w->n_seen > w->max_seen && w->max_seen) {
+            rc = sbx_fail(w->err, SANDBOX_E_REFUSED, 0,
+                          "protected paths: the symlinks out of the project lead to more than %d "
+                          "entries to scan (first: %s); remove the links or run without "
+                          "protected paths", LINK_ENTRIES, w->followed);
+            path[len] = '\0';
+            break;
+        }
         k = sbx_protect_match_tail(w->r->protect, w->r->n_protect, path, len + 1 + nl, 0);
         if (w->pass == 1) {
             /* Only what is protected, or whose type readdir did not say,
              * costs a stat; ordinary files are judged by name alone. */
-            int is_dir = de->d_type == DT_DIR;
+            int is_dir = de->d_type == DT_DIR, is_link = de->d_type == DT_LNK;
             if (k >= 0 || inherited >= 0 || de->d_type == DT_UNKNOWN) {
                 if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
                     path[len] = '\0';
@@ -325,7 +435,12 @@ static int walk_dir(struct walk *w, char *path, size_t len, size_t cap, int inhe
                 }
                 rc = record(w, path, &st, k, inherited);
                 is_dir = S_ISDIR(st.st_mode);
+                is_link = S_ISLNK(st.st_mode);
             }
+            /* A link under a mask reveals nothing the mask does not hide. */
+            if (rc == SANDBOX_OK && is_link && k != SANDBOX_PROTECT_ALL &&
+                inherited != SANDBOX_PROTECT_ALL)
+                rc = follow_link(w, path);
             /* Descend into masked directories too: their files' other names
              * (hard links) must be found. Never follow a symlink. */
             if (rc == SANDBOX_OK && is_dir)
@@ -397,15 +512,6 @@ static int resolve_links(struct walk *w)
     return rc;
 }
 
-/* Is `path` the same as, or beneath, `root`? */
-static int beneath(const char *path, const char *root)
-{
-    size_t n = strlen(root);
-    if (n == 1 && root[0] == '/')
-        return 1;
-    return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 /* Walked as part of an enclosing root (or a duplicate listed earlier)? */
 static int nested_root(const char *const *roots, size_t n, size_t i)
 {
@@ -439,18 +545,17 @@ static int scan_root(struct walk *w, const char *root)
 
 /* Home: protected names directly in it, and the exact home paths. Home is
  * not walked: its depth is the user's whole life. */
-static int scan_home(struct walk *w)
+static int scan_home_dir(struct walk *w, const char *home)
 {
     const sbx_resolved *r = w->r;
     struct stat st;
-    size_t i;
     int rc = SANDBOX_OK;
     DIR *d;
     struct dirent *de;
     char *p;
-    if (!r->home_dir || r->home_dir[0] != '/')
+    if (!home || home[0] != '/')
         return SANDBOX_OK;
-    d = opendir(r->home_dir);
+    d = opendir(home);
     if (d) {
         while (rc == SANDBOX_OK && (de = readdir(d)) != NULL) {
             int k;
@@ -459,21 +564,264 @@ static int scan_home(struct walk *w)
             k = sbx_protect_match_tail(r->protect, r->n_protect, de->d_name, strlen(de->d_name), 0);
             if (k < 0)
                 continue;
-            p = malloc(strlen(r->home_dir) + strlen(de->d_name) + 2);
+            p = malloc(strlen(home) + strlen(de->d_name) + 2);
             if (!p) {
                 rc = SANDBOX_E_NOMEM;
                 break;
             }
-            sprintf(p, "%s/%s", r->home_dir, de->d_name);
+            sprintf(p, "%s/%s", home, de->d_name);
             if (lstat(p, &st) == 0)
                 rc = record(w, p, &st, k, -1);
             free(p);
         }
         closedir(d);
     }
+    return rc;
+}
+
+/* Both homes (the account's and a different $HOME), then the exact paths. */
+static int scan_home(struct walk *w)
+{
+    const sbx_resolved *r = w->r;
+    struct stat st;
+    size_t i;
+    int rc = scan_home_dir(w, r->home_dir);
+    if (rc == SANDBOX_OK)
+        rc = scan_home_dir(w, r->home_alt);
     for (i = 0; rc == SANDBOX_OK && i < r->n_protect_home; i++)
         if (lstat(r->protect_home[i].pattern, &st) == 0)
             rc = record(w, r->protect_home[i].pattern, &st, r->protect_home[i].kind, -1);
+    return rc;
+}
+
+/* ---- what git runs from outside .git (issue 18) ---- */
+
+/* Write-protect `target` as part of the repository whose config names it;
+ * one that does not exist could be created by the command and run by the
+ * next git outside the sandbox: refuse. `what` says where it came from. */
+static int git_protect(struct walk *w, const char *target, const char *what, const char *src)
+{
+    char *real = realpath(target, NULL);
+    size_t i;
+    int rc;
+    if (!real)
+        return sbx_fail(w->err, SANDBOX_E_REFUSED, errno,
+                        "protected paths: %s names %s as %s, which does not exist, so the command "
+                        "could create it and the next git would run it; create it, or remove "
+                        "the setting", src, target, what);
+    for (i = 0; i < w->m->n; i++)
+        if (beneath(real, w->m->e[i].path)) {
+            free(real);
+            return SANDBOX_OK; /* inside .git (read-only) or a mask already */
+        }
+    rc = add_entry(w->m, real, MASK_READONLY);
+    free(real);
+    return rc;
+}
+
+/* `value` as a path: "~/" from home, relative ones from `base`. */
+static void git_path(const struct walk *w, const char *base, const char *value, char *out,
+                     size_t size)
+{
+    if (value[0] == '~' && value[1] == '/' && w->r->home_dir)
+        snprintf(out, size, "%s/%s", w->r->home_dir, value + 2);
+    else if (value[0] == '/')
+        snprintf(out, size, "%s", value);
+    else
+        snprintf(out, size, "%s/%s", base, value);
+}
+
+/* core.hooksPath and [include]/[includeIf] path in one config file; an
+ * included file is read the same way, `depth` levels down. */
+static int git_config(struct walk *w, const char *file, const char *worktree, int depth)
+{
+    char line[4096], section[64] = "", target[PATH_MAX + 64], dir[PATH_MAX];
+    FILE *f = fopen(file, "re");
+    int rc = SANDBOX_OK;
+    char *slash;
+    if (!f)
+        return SANDBOX_OK;
+    snprintf(dir, sizeof dir, "%s", file);
+    slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    while (rc == SANDBOX_OK && fgets(line, sizeof line, f)) {
+        char *s = line, *key, *val, *e;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s == '[') {
+            size_t n = strcspn(s + 1, " \t]\"");
+            if (n >= sizeof section)
+                n = sizeof section - 1;
+            memcpy(section, s + 1, n);
+            section[n] = '\0';
+            continue;
+        }
+        key = s;
+        val = strchr(s, '=');
+        if (!val)
+            continue;
+        for (e = val; e > key && (e[-1] == ' ' || e[-1] == '\t'); e--)
+            ;
+        *e = '\0';
+        for (val++; *val == ' ' || *val == '\t' || *val == '"'; val++)
+            ;
+        for (e = val + strlen(val); e > val && strchr(" \t\r\n\"", e[-1]); e--)
+            ;
+        *e = '\0';
+        if (!val[0])
+            continue;
+        if (sbx_strncasecmp_ascii(section, "core", 5) == 0 &&
+            sbx_strncasecmp_ascii(key, "hookspath", 10) == 0) {
+            git_path(w, worktree, val, target, sizeof target);
+            rc = git_protect(w, target, "core.hooksPath", file);
+        } else if ((sbx_strncasecmp_ascii(section, "include", 8) == 0 ||
+                    sbx_strncasecmp_ascii(section, "includeif", 10) == 0) &&
+                   sbx_strncasecmp_ascii(key, "path", 5) == 0) {
+            git_path(w, dir, val, target, sizeof target);
+            rc = git_protect(w, target, "an included config", file);
+            if (rc == SANDBOX_OK && depth < 4)
+                rc = git_config(w, target, worktree, depth + 1);
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+static unsigned long be32(const unsigned char *b)
+{
+    return (unsigned long)b[0] << 24 | (unsigned long)b[1] << 16 | (unsigned long)b[2] << 8 | b[3];
+}
+
+static int cmp_name(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, *(const char *const *)elem);
+}
+
+/* The first index name at or after `rel` (names are sorted bytewise). */
+static size_t lower_bound(const char *const *names, size_t n, const char *rel)
+{
+    size_t lo = 0, hi = n, mid;
+    while (lo < hi) {
+        mid = lo + (hi - lo) / 2;
+        if (cmp_name(rel, &names[mid]) > 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* A secret committed to the repository stays readable through git's object
+ * store (`git show HEAD:.env`), which no mask covers: warn when the index
+ * tracks a path the scan masked (looked up in the sorted index, so a large
+ * index costs a read, not a match per name). Index versions 2 and 3 (4
+ * compresses names and is skipped), SHA-1 repositories. HEAD's tree is not
+ * read. */
+static void git_index_warn(struct walk *w, const char *git, const char *worktree)
+{
+    char p[PATH_MAX + 16], first[256] = "";
+    unsigned char *buf = NULL;
+    const char **names = NULL;
+    size_t size = 0, off, count = 0, i, n_entries, n = 0, wl = strlen(worktree);
+    struct stat st;
+    unsigned long version;
+    FILE *f;
+    snprintf(p, sizeof p, "%s/index", git);
+    f = fopen(p, "re");
+    if (!f)
+        return;
+    if (fstat(fileno(f), &st) == 0 && st.st_size >= 12 && st.st_size < (1L << 30) &&
+        (buf = malloc((size_t)st.st_size)) != NULL)
+        size = fread(buf, 1, (size_t)st.st_size, f);
+    fclose(f);
+    if (!buf || size < 12 || memcmp(buf, "DIRC", 4) != 0 ||
+        ((version = be32(buf + 4)) != 2 && version != 3) ||
+        (n_entries = be32(buf + 8)) > size / 62 ||
+        !(names = malloc((n_entries ? n_entries : 1) * sizeof *names))) {
+        free(buf);
+        return;
+    }
+    for (off = 12, i = 0; i < n_entries; i++) {
+        size_t flags_at = off + 40 + 20, name_at = flags_at + 2, nl;
+        const unsigned char *nul;
+        if (name_at > size)
+            break;
+        if (version == 3 && (buf[flags_at] & 0x40))
+            name_at += 2;
+        nul = name_at < size ? memchr(buf + name_at, '\0', size - name_at) : NULL;
+        if (!nul)
+            break;
+        nl = (size_t)(nul - (buf + name_at));
+        names[n++] = (const char *)buf + name_at;
+        off = (name_at - off + nl + 8) / 8 * 8 + off;
+    }
+    for (i = 0; i < w->m->n; i++) {
+        const char *path = w->m->e[i].path, *rel;
+        size_t k, rl;
+        if (w->m->e[i].how == MASK_READONLY || strncmp(path, worktree, wl) != 0 || path[wl] != '/')
+            continue;
+        rel = path + wl + 1;
+        rl = strlen(rel);
+        k = lower_bound(names, n, rel);
+        /* The file itself, or anything tracked beneath a masked directory. */
+        if (k < n && strncmp(names[k], rel, rl) == 0 && (names[k][rl] == '\0' || names[k][rl] == '/') &&
+            count++ == 0)
+            snprintf(first, sizeof first, "%s", rel);
+    }
+    free(names);
+    free(buf);
+    if (count)
+        sbx_warn(w->warning, w->warning_size,
+                 "protected paths: the git index of %s tracks %zu protected path%s (first: %s); "
+                 "git show and git cat-file read committed copies from the object store, which "
+                 "is not masked: remove them from the repository", git, count,
+                 count == 1 ? "" : "s", first);
+}
+
+/* A repository's hooks and config that live outside its read-only .git:
+ * core.hooksPath (.husky), hooks that are symlinks, included config files.
+ * Each is write-protected like .git itself. */
+static int git_outside(struct walk *w, const char *git)
+{
+    char p[PATH_MAX + 64], worktree[PATH_MAX];
+    struct dirent *de;
+    struct stat st;
+    DIR *d;
+    int rc;
+    char *slash;
+    snprintf(worktree, sizeof worktree, "%s", git);
+    slash = strrchr(worktree, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(p, sizeof p, "%s/config", git);
+    rc = git_config(w, p, worktree, 0);
+    git_index_warn(w, git, worktree);
+    snprintf(p, sizeof p, "%s/hooks", git);
+    d = rc == SANDBOX_OK ? opendir(p) : NULL;
+    while (d && rc == SANDBOX_OK && (de = readdir(d)) != NULL) {
+        snprintf(p, sizeof p, "%s/hooks/%s", git, de->d_name);
+        if (de->d_name[0] != '.' && lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
+            rc = git_protect(w, p, "a hook (a symlink)", git);
+    }
+    if (d)
+        closedir(d);
+    return rc;
+}
+
+static int git_all(struct walk *w)
+{
+    size_t i;
+    int rc = SANDBOX_OK;
+    struct stat st;
+    /* Entries added here are never a .git: the loop sees each once. */
+    for (i = 0; rc == SANDBOX_OK && i < w->m->n; i++) {
+        const char *path = w->m->e[i].path, *base = strrchr(path, '/');
+        if (w->m->e[i].how != MASK_READONLY || !base || sbx_strncasecmp_ascii(base, "/.git", 6) != 0 ||
+            stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        rc = git_outside(w, path);
+    }
     return rc;
 }
 
@@ -501,6 +849,7 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
     struct sbx_mask_plan *m;
     struct walk w;
     const char *roots[64];
+    char *real[64];
     size_t n_roots = 0, i;
     int rc = SANDBOX_OK;
     struct sbx_ll_ruleset_attr attr;
@@ -537,6 +886,15 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
         roots[n_roots++] = r->project_root;
         roots[n_roots++] = r->working_dir;
     }
+    /* Every root by its real path: `--add-dir p/ext` with ext -> /outside,
+     * or p/../outside, is a tree of its own, and the nesting test below
+     * compares strings (issue 18). A root that cannot be resolved is
+     * scanned as given (the scan reports what is wrong with it). */
+    for (i = 0; i < n_roots; i++) {
+        real[i] = realpath(roots[i], NULL);
+        if (real[i])
+            roots[i] = real[i];
+    }
 
     memset(&w, 0, sizeof w);
     w.r = r;
@@ -545,11 +903,32 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
     w.warning_size = warning_size;
     w.err = err;
     w.pass = 1;
+    w.roots = roots;
+    w.n_roots = n_roots;
+    w.extra = calloc(LINK_TREES, sizeof *w.extra);
+    w.extra_depth = calloc(LINK_TREES, sizeof *w.extra_depth);
+    if (!w.extra || !w.extra_depth)
+        rc = SANDBOX_E_NOMEM;
     for (i = 0; rc == SANDBOX_OK && i < n_roots; i++)
         if (!nested_root(roots, n_roots, i))
             rc = scan_root(&w, roots[i]);
+    /* The trees symlinks lead to; the list grows while it is walked. */
+    if (rc == SANDBOX_OK && w.n_extra)
+        w.max_seen = w.n_seen + LINK_ENTRIES;
+    for (i = 0; rc == SANDBOX_OK && i < w.n_extra; i++) {
+        w.depth = w.extra_depth[i];
+        rc = scan_root(&w, w.extra[i]);
+    }
+    w.depth = 0;
+    if (rc == SANDBOX_OK && w.n_followed)
+        sbx_warn(warning, warning_size,
+                 "protected paths: followed %zu symlink%s out of the scanned directories and "
+                 "masked what they reach (first: %s)",
+                 w.n_followed, w.n_followed == 1 ? "" : "s", w.followed);
     if (rc == SANDBOX_OK)
         rc = scan_home(&w);
+    if (rc == SANDBOX_OK)
+        rc = git_all(&w);
     if (rc == SANDBOX_OK && w.n_links > 0) {
         w.wanted = malloc(w.n_links * sizeof *w.wanted);
         if (!w.wanted)
@@ -561,9 +940,12 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
             qsort(w.wanted, w.n_wanted, sizeof *w.wanted, cmp_ino);
         }
         w.pass = 2;
+        w.max_seen = 0;
         for (i = 0; rc == SANDBOX_OK && i < n_roots; i++)
             if (!nested_root(roots, n_roots, i))
                 rc = scan_root(&w, roots[i]);
+        for (i = 0; rc == SANDBOX_OK && i < w.n_extra; i++)
+            rc = scan_root(&w, w.extra[i]);
         free(w.wanted);
     }
     if (rc == SANDBOX_OK)
@@ -571,6 +953,25 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
     for (i = 0; i < w.n_links; i++)
         free(w.links[i].path);
     free(w.links);
+    /* A working directory at or under a mask predates the mount: the
+     * command would read the secret through its cwd. Refuse it here with
+     * a reason; apply re-enters the working directory for the rest. */
+    if (rc == SANDBOX_OK && r->working_dir) {
+        char *cwd = realpath(r->working_dir, NULL);
+        const char *hit = cwd ? masked_at(m, cwd) : NULL;
+        if (hit)
+            rc = sbx_fail(err, SANDBOX_E_REFUSED, 0,
+                          "protected paths: the working directory %s lies in the protected path "
+                          "%s, which the command must not see; run it from another directory",
+                          cwd, hit);
+        free(cwd);
+    }
+    for (i = 0; i < n_roots; i++)
+        free(real[i]);
+    for (i = 0; i < w.n_extra; i++)
+        free(w.extra[i]);
+    free(w.extra);
+    free(w.extra_depth);
     if (rc != SANDBOX_OK) {
         sbx_mask_free(m);
         if (rc == SANDBOX_E_NOMEM)
@@ -700,6 +1101,24 @@ int sbx_mask_apply(const struct sbx_mask_plan *m, int *sys_errno)
      * file handle; no_new_privs (set before) keeps exec from regaining them. */
     if ((e = drop_caps(m->cap_last)) != 0)
         goto fail_e;
+    /* The working directory was entered before the mounts: through it the
+     * command would see the tree beneath them (a cwd inside .git writes past
+     * the read-only bind). Enter it again by path, now through the masks;
+     * one at or under a mask is refused (prepare says why). */
+    {
+        char cwd[MASK_CWD_BUF];
+        long n = syscall(SYS_getcwd, cwd, sizeof cwd);
+        if (n <= 0 || cwd[0] != '/') {
+            e = n < 0 ? errno : ENOENT; /* "(unreachable)": outside our root */
+            goto fail_e;
+        }
+        if (masked_at(m, cwd)) {
+            e = EACCES;
+            goto fail_e;
+        }
+        if (chdir(cwd) != 0)
+            goto fail;
+    }
     /* Landlock forbids every later mount change, in any namespace the command
      * makes, and reaching un-masked views via /proc/PID/root of outsiders. */
     if (sbx_ll_restrict_self(m->ruleset_fd, 0) != 0)

@@ -128,8 +128,9 @@ static int name_regex_at(sbx_buf *b, const char *pattern, int depth, int leaf)
             sbx_buf_add(b, one);
         }
     }
-    /* The name itself and everything beneath it. */
-    sbx_buf_add(b, leaf ? "$\"" : "(/|$)\"");
+    /* Copies match like the original (.env~, id_rsa.bak: sbx_protect_match_tail),
+     * then the name itself and everything beneath it; a leaf (a program name) exactly. */
+    sbx_buf_add(b, leaf ? "$\"" : SBX_SBPL_COPY_SUFFIX "(/|$)\"");
     if (b->oom) {
         b->len = mark;
         return SANDBOX_E_NOMEM;

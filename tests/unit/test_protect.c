@@ -145,7 +145,9 @@ static void test_resolved_form_per_target(void **state)
     sandbox_policy_protect_defaults(p);
     assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
     assert_true(r.protected_paths_blocked);
-    assert_string_equal(r.home_dir, "/home/me");
+    /* The account's home first, $HOME as well when it differs. */
+    assert_true(strcmp(r.home_dir, "/home/me") == 0 ||
+                (r.home_alt && strcmp(r.home_alt, "/home/me") == 0));
     assert_non_null(find(r.protect_home, r.n_protect_home, "/home/me/.ssh"));
     assert_non_null(find(r.protect_home, r.n_protect_home, "/home/me/.config/gh"));
     assert_non_null(find(r.protect_home, r.n_protect_home, "/home/me/.npmrc"));
@@ -169,10 +171,14 @@ static void test_resolved_form_per_target(void **state)
     sandbox_policy_free(p);
 }
 
+/* As the guard asks: at the account's home, then at a different $HOME. */
 static int refuses(const sbx_resolved *r, const char *path)
 {
     return sbx_protect_refuses_create(r->protect, r->n_protect, r->protect_home, r->n_protect_home,
-                                      r->home_dir, path, strlen(path));
+                                      r->home_dir, path, strlen(path)) ||
+           (r->home_alt &&
+            sbx_protect_refuses_create(r->protect, r->n_protect, r->protect_home,
+                                       r->n_protect_home, r->home_alt, path, strlen(path)));
 }
 
 /* What the Linux creation guard refuses: the new name's last components
@@ -186,11 +192,18 @@ static void test_creation_guard_decisions(void **state)
         "/p/.env.production", "/p/sub/.ENV.local", "/p/keys/new.pem", "/p/.ssh", "/p/a/b/.aws",
         "/p/id_rsa", "/p/new.KEY", "/home/me/.npmrc", "/home/me/.config/gh",
         "/home/me/.config/gh/hosts.yml", "/home/me/.docker", "/tmp/x/.env", "/p/config/credentials",
-        "/home/me/.config/x.json", "/home/me/.config/X.JSON/inner"};
+        "/home/me/.config/x.json", "/home/me/.config/X.JSON/inner",
+        /* copies keep the secret; issue 18's home credentials */
+        "/p/.env~", "/p/.env.bak", "/p/id_ed25519.bak", "/p/server.key.orig", "/p/.env.local.swp",
+        "/home/me/.git-credentials", "/home/me/.config/git/credentials", "/home/me/.pgpass",
+        "/home/me/.my.cnf", "/home/me/.azure", "/home/me/.config/gcloud/credentials.db",
+        "/home/me/.cargo/credentials.toml", "/home/me/.terraform.d/credentials.tfrc.json"};
     static const char *const allowed[] = {
         "/p/notes.txt", "/p/.git", "/p/.git/config", "/p/.npmrc", "/p/sub/.docker",
         "/p/.config/gh", "/p/env.md", "/p/.envrc", "/p/id_rsa.pub", "/home/me/notes",
-        "/home/me/.config", "/home/me/a/.config/x.json", "/p/credentials", "/"};
+        "/home/me/.config", "/home/me/a/.config/x.json", "/p/credentials", "/",
+        "/p/id_rsa.pub.bak", "/p/notes.bak", "/p/.git-credentials", "/p/.my.cnf", "/p/~",
+        "/home/me/.cargo/config.toml"};
     size_t i;
     (void)state;
     setenv("HOME", "/home/me", 1);
@@ -213,12 +226,13 @@ static void test_creation_guard_decisions(void **state)
     static const char *const ancestors[] = {"/p/config", "/p/sub/CONFIG", "/home/me/.config"};
     static const char *const not_ancestors[] = {"/p/configs", "/p/credentials", "/home/me/x/.config",
                                                 "/home/me/.config/gh/x", "/p/.env", "/"};
+    const char *hd = r.home_alt ? r.home_alt : r.home_dir; /* $HOME, here /home/me */
     for (i = 0; i < sizeof ancestors / sizeof ancestors[0]; i++)
-        if (!sbx_protect_refuses_ancestor(r.protect, r.n_protect, r.home_dir, ancestors[i],
+        if (!sbx_protect_refuses_ancestor(r.protect, r.n_protect, hd, ancestors[i],
                                           strlen(ancestors[i])))
             fail_msg("%s is not refused as a leading part", ancestors[i]);
     for (i = 0; i < sizeof not_ancestors / sizeof not_ancestors[0]; i++)
-        if (sbx_protect_refuses_ancestor(r.protect, r.n_protect, r.home_dir, not_ancestors[i],
+        if (sbx_protect_refuses_ancestor(r.protect, r.n_protect, hd, not_ancestors[i],
                                          strlen(not_ancestors[i])))
             fail_msg("%s is refused as a leading part", not_ancestors[i]);
     sbx_resolved_free(&r);

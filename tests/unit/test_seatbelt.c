@@ -652,43 +652,64 @@ static void test_hostile_paths_never_change_the_profile(void **state)
 /* ---- protected paths ---- */
 
 #define PROTECT_RULES                                                                         \
-    "; protected paths: denied even inside the writable roots; rendered last so\n"            \
-    "; they win. Names match per component, case-insensitively, and below\n"                  \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][eE][nN][vV](/|$)\"))\n"                      \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][eE][nN][vV][.][^/]*(/|$)\"))\n"              \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[^/]*[.][pP][eE][mM](/|$)\"))\n"                 \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[^/]*[.][kK][eE][yY](/|$)\"))\n"                 \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][rR][sS][aA](/|$)\"))\n"              \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][rR][sS][aA][_][^/]*(/|$)\"))\n"      \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][dD][sS][aA](/|$)\"))\n"              \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][dD][sS][aA][_][^/]*(/|$)\"))\n"      \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][eE][cC][dD][sS][aA](/|$)\"))\n"      \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][eE][cC][dD][sS][aA][_][^/]*(/|$)\"))\n" \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][eE][dD]25519(/|$)\"))\n"             \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][eE][dD]25519[_][^/]*(/|$)\"))\n"     \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][sS][sS][hH](/|$)\"))\n"                      \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][aA][wW][sS](/|$)\"))\n"                      \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][gG][nN][uU][pP][gG](/|$)\"))\n"              \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][nN][eE][tT][rR][cC](/|$)\"))\n"              \
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][pP][yY][pP][iI][rR][cC](/|$)\"))\n"          \
-    "(deny file-write* file-link (regex #\"/[.][gG][iI][tT](/|$)\"))\n"                                 \
-    "(deny file-read* file-write* file-link file-clone\n"                                    \
-    "  (subpath (param \"PROTECTED_0\"))\n"                                                   \
-    "  (subpath (param \"PROTECTED_1\"))\n"                                                   \
-    "  (subpath (param \"PROTECTED_2\"))\n"                                                   \
-    "  (subpath (param \"PROTECTED_3\"))\n"                                                   \
-    "  (subpath (param \"PROTECTED_4\"))\n"                                                   \
-    "  (subpath (param \"PROTECTED_5\"))\n"                                                  \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][nN][pP][mM][rR][cC](/|$)\"))\n"                                                        \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][dD][oO][cC][kK][eE][rR](/|$)\"))\n"                                                        \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][kK][uU][bB][eE](/|$)\"))\n"                                                        \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][cC][oO][nN][fF][iI][gG]/[gG][hH](/|$)\"))\n"                                                        \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS](/|$)\"))\n"                                                        \
-    "  (regex #\"^/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS](/|$)\"))\n"   \
-    "; the parents of protected home paths cannot be renamed or removed\n"                    \
-    "(deny file-write-unlink\n"                                                               \
-    "  (literal (param \"PROTECTED_PARENT_0\"))\n"                                            \
-    "  (literal (param \"PROTECTED_PARENT_1\")))\n"
+    "; protected paths: denied even inside the writable roots; rendered last so\n" \
+    "; they win. Names match per component, case-insensitively, and below\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][eE][nN][vV]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][eE][nN][vV][.][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[^/]*[.][pP][eE][mM]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[^/]*[.][kK][eE][yY]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][rR][sS][aA]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][rR][sS][aA][_][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][dD][sS][aA]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][dD][sS][aA][_][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][eE][cC][dD][sS][aA]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][eE][cC][dD][sS][aA][_][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][eE][dD]25519" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][eE][dD]25519[_][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][sS][sS][hH]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][aA][wW][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][gG][nN][uU][pP][gG]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][nN][eE][tT][rR][cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][pP][yY][pP][iI][rR][cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-write* file-link (regex #\"/[.][gG][iI][tT]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny file-read* file-write* file-link file-clone\n" \
+    "  (subpath (param \"PROTECTED_0\"))\n" \
+    "  (subpath (param \"PROTECTED_1\"))\n" \
+    "  (subpath (param \"PROTECTED_2\"))\n" \
+    "  (subpath (param \"PROTECTED_3\"))\n" \
+    "  (subpath (param \"PROTECTED_4\"))\n" \
+    "  (subpath (param \"PROTECTED_5\"))\n" \
+    "  (subpath (param \"PROTECTED_6\"))\n" \
+    "  (subpath (param \"PROTECTED_7\"))\n" \
+    "  (subpath (param \"PROTECTED_8\"))\n" \
+    "  (subpath (param \"PROTECTED_9\"))\n" \
+    "  (subpath (param \"PROTECTED_10\"))\n" \
+    "  (subpath (param \"PROTECTED_11\"))\n" \
+    "  (subpath (param \"PROTECTED_12\"))\n" \
+    "  (subpath (param \"PROTECTED_13\"))\n" \
+    "  (subpath (param \"PROTECTED_14\"))\n" \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][nN][pP][mM][rR][cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][dD][oO][cC][kK][eE][rR]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][kK][uU][bB][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][cC][oO][nN][fF][iI][gG]/[gG][hH]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][gG][iI][tT][-][cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][cC][oO][nN][fF][iI][gG]/[gG][iI][tT]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][cC][oO][nN][fF][iI][gG]/[gG][cC][lL][oO][uU][dD]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][aA][zZ][uU][rR][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][tT][eE][rR][rR][aA][fF][oO][rR][mM][.][dD]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS][.][tT][fF][rR][cC][.][jJ][sS][oO][nN]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][cC][aA][rR][gG][oO]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS][.][tT][oO][mM][lL]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][cC][aA][rR][gG][oO]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][pP][gG][pP][aA][sS][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][mM][yY][.][cC][nN][fF]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (regex #\"^/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "; the parents of protected home paths cannot be renamed or removed\n" \
+    "(deny file-write-unlink\n" \
+    "  (literal (param \"PROTECTED_PARENT_0\"))\n" \
+    "  (literal (param \"PROTECTED_PARENT_1\"))\n" \
+    "  (literal (param \"PROTECTED_PARENT_2\"))\n" \
+    "  (literal (param \"PROTECTED_PARENT_3\"))\n" \
+    "  (literal (param \"PROTECTED_PARENT_4\")))\n"
 
 static const char golden_protect[] = HEAD MACH_TOOLCHAIN MACH_END TOOLCHAIN_RULES NET_RULES
     WRITE_RULES NEVER_NO_NET DENY_EXEC PROTECT_RULES;
@@ -711,18 +732,21 @@ static void test_golden_default_protected_set(void **state)
     assert_string_equal(plan.profile, golden_protect);
     /* Only the home-only entries need exact rules; ~/.ssh is the .ssh name
      * rule's, so it is not repeated as a parameter. */
-    /* Roots and TMPDIR's sibling C, six exact paths, two parents, and home
-     * for the case-insensitive rules. */
-    assert_int_equal(plan.n_params, 8 + 6 + 2 + 1);
+    /* Roots and TMPDIR's sibling C, fifteen exact paths, five parents, and
+     * home for the case-insensitive rules. */
+    assert_int_equal(plan.n_params, 8 + 15 + 5 + 1);
     assert_string_equal(param(&plan, "PROTECTED_0"), "/Users/me/.npmrc");
     assert_string_equal(param(&plan, "PROTECTED_1"), "/Users/me/.docker");
     assert_string_equal(param(&plan, "PROTECTED_2"), "/Users/me/.kube");
     assert_string_equal(param(&plan, "PROTECTED_3"), "/Users/me/.config/gh");
-    assert_string_equal(param(&plan, "PROTECTED_4"), "/Users/me/Library/Keychains");
-    assert_string_equal(param(&plan, "PROTECTED_5"), "/Library/Keychains");
+    assert_string_equal(param(&plan, "PROTECTED_4"), "/Users/me/.git-credentials");
+    assert_string_equal(param(&plan, "PROTECTED_12"), "/Users/me/.my.cnf");
+    assert_string_equal(param(&plan, "PROTECTED_13"), "/Users/me/Library/Keychains");
+    assert_string_equal(param(&plan, "PROTECTED_14"), "/Library/Keychains");
     assert_string_equal(param(&plan, "PROTECTED_PARENT_0"), "/Users/me/.config");
-    assert_string_equal(param(&plan, "PROTECTED_PARENT_1"), "/Users/me/Library");
-    assert_int_equal(plan.n_protected, 6);
+    assert_string_equal(param(&plan, "PROTECTED_PARENT_1"), "/Users/me/.config/git");
+    assert_string_equal(param(&plan, "PROTECTED_PARENT_4"), "/Users/me/Library");
+    assert_int_equal(plan.n_protected, 15);
     sbx_seatbelt_plan_free(&plan);
     sandbox_policy_free(p);
 }
@@ -785,7 +809,7 @@ static void test_unrenderable_home_path_keeps_its_exact_rules(void **state)
                                          "  (subpath (param \"PROTECTED_1\"))\n"
                                          "  (subpath (param \"PROTECTED_2\"))\n"
                                          "  (require-all (subpath (param \"HOME_0\")) (regex "
-                                         "#\"^/[^/][^/]*/[^/][^/]*/[tT][oO][kK](/|$)\"))\n"));
+                                         "#\"^/[^/][^/]*/[^/][^/]*/[tT][oO][kK]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n"));
     assert_null(strstr(plan.profile, "\xc3"));
     sbx_seatbelt_plan_free(&plan);
     sandbox_policy_free(p);
@@ -818,21 +842,21 @@ static void test_home_paths_by_both_spellings_with_parents(void **state)
      * /Users/me is two components deep, /Volumes/Home/me three. */
     assert_non_null(strstr(plan.profile,
                            "(deny file-read* file-write* file-link file-clone\n"
-                           "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][cC][oO][nN][fF][iI][gG]/[^/]*[.][jJ][sS][oO][nN](/|$)\"))\n"
-                           "  (require-all (subpath (param \"HOME_1\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[^/][^/]*/[.][cC][oO][nN][fF][iI][gG]/[^/]*[.][jJ][sS][oO][nN](/|$)\")))\n"));
+                           "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][cC][oO][nN][fF][iI][gG]/[^/]*[.][jJ][sS][oO][nN]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n"
+                           "  (require-all (subpath (param \"HOME_1\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[^/][^/]*/[.][cC][oO][nN][fF][iI][gG]/[^/]*[.][jJ][sS][oO][nN]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n"));
     /* Exact paths: both spellings, then the same case-insensitively. */
     assert_non_null(strstr(plan.profile, "(deny file-read* file-write* file-link file-clone\n"
                                          "  (subpath (param \"PROTECTED_0\"))\n"
                                          "  (subpath (param \"PROTECTED_1\"))\n"
                                          "  (subpath (param \"PROTECTED_4\"))\n"
-                                         "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[aA]/[bB]/[cC](/|$)\"))\n"
-                                         "  (require-all (subpath (param \"HOME_1\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[^/][^/]*/[aA]/[bB]/[cC](/|$)\"))\n"
-                                         "  (regex #\"^/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS](/|$)\"))\n"
+                                         "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[aA]/[bB]/[cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n"
+                                         "  (require-all (subpath (param \"HOME_1\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[^/][^/]*/[aA]/[bB]/[cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n"
+                                         "  (regex #\"^/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n"
                                          "(deny file-write* file-link\n"
                                          "  (subpath (param \"PROTECTED_2\"))\n"
                                          "  (subpath (param \"PROTECTED_3\"))\n"
-                                         "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[wW](/|$)\"))\n"
-                                         "  (require-all (subpath (param \"HOME_1\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[^/][^/]*/[wW](/|$)\")))\n"));
+                                         "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[wW]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n"
+                                         "  (require-all (subpath (param \"HOME_1\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[^/][^/]*/[wW]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n"));
     /* No home path text in the profile, only parameter names. */
     assert_null(strstr(plan.profile, "/Users/me"));
     assert_null(strstr(plan.profile, "/Volumes"));
@@ -858,13 +882,13 @@ static void test_name_regex_shapes(void **state)
     static const struct {
         const char *pattern, *want;
     } cases[] = {
-        {".env", "#\"/[.][eE][nN][vV](/|$)\""},
-        {"*.pem", "#\"/[^/]*[.][pP][eE][mM](/|$)\""},
-        {"id_?sa", "#\"/[iI][dD][_][^/][sS][aA](/|$)\""},
-        {"config/credentials", "#\"/[cC][oO][nN][fF][iI][gG]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS](/|$)\""},
-        {"a\\b", "#\"/[aA]/[bB](/|$)\""}, /* '\\' separates, like the matcher */
-        {"~/.kube", "#\"/[.][kK][uU][bB][eE](/|$)\""},
-        {"x9-(1)|{2}$+", "#\"/[xX]9[-][(]1[)][|][{]2[}][$][+](/|$)\""},
+        {".env", "#\"/[.][eE][nN][vV]" SBX_SBPL_COPY_SUFFIX "(/|$)\""},
+        {"*.pem", "#\"/[^/]*[.][pP][eE][mM]" SBX_SBPL_COPY_SUFFIX "(/|$)\""},
+        {"id_?sa", "#\"/[iI][dD][_][^/][sS][aA]" SBX_SBPL_COPY_SUFFIX "(/|$)\""},
+        {"config/credentials", "#\"/[cC][oO][nN][fF][iI][gG]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\""},
+        {"a\\b", "#\"/[aA]/[bB]" SBX_SBPL_COPY_SUFFIX "(/|$)\""}, /* '\\' separates, like the matcher */
+        {"~/.kube", "#\"/[.][kK][uU][bB][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\""},
+        {"x9-(1)|{2}$+", "#\"/[xX]9[-][(]1[)][|][{]2[}][$][+]" SBX_SBPL_COPY_SUFFIX "(/|$)\""},
     };
     size_t i;
     int rc;
@@ -973,7 +997,7 @@ static void test_explain_shows_protection_even_alone(void **state)
     assert_int_equal(sandbox_policy_protect_defaults(p), SANDBOX_OK);
     assert_int_equal(sandbox_explain(p, cmd, SANDBOX_TARGET_MACOS, 1, &out, &err), SANDBOX_OK);
     assert_non_null(strstr(out, "\"protected_paths\":{\"blocked\":true,\"mechanism\":\"seatbelt\""));
-    assert_non_null(strstr(out, "(regex #\\\"/[.][eE][nN][vV](/|$)\\\")"));
+    assert_non_null(strstr(out, "(regex #\\\"/[.][eE][nN][vV](~|[.]("));
     assert_null(strstr(out, "\"profile\":null"));
     sandbox_free(out);
     sandbox_policy_free(p);
