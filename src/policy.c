@@ -71,6 +71,7 @@ sandbox_policy *sbx_policy_copy(const sandbox_policy *p)
     c->network = p->network;
     c->filesystem = p->filesystem;
     c->deny_action = p->deny_action;
+    c->deny_userns = p->deny_userns;
     c->klass = p->klass;
     c->writable_caches = p->writable_caches;
     c->scan_hardlinks = p->scan_hardlinks;
@@ -117,6 +118,14 @@ int sandbox_policy_set_filesystem(sandbox_policy *p, int fs)
     if (!p || fs < SANDBOX_FS_UNRESTRICTED || fs > SANDBOX_FS_READ_ONLY)
         return SANDBOX_E_INVALID;
     p->filesystem = fs;
+    return SANDBOX_OK;
+}
+
+int sandbox_policy_set_deny_user_namespaces(sandbox_policy *p, int deny)
+{
+    if (!p || (deny != 0 && deny != 1))
+        return SANDBOX_E_INVALID;
+    p->deny_userns = deny;
     return SANDBOX_OK;
 }
 
@@ -479,6 +488,7 @@ int sbx_resolve(const sandbox_policy *p, int target, sbx_resolved *r, sandbox_er
     r->network = p->network;
     r->filesystem = p->filesystem;
     r->deny_action = p->deny_action;
+    r->deny_userns = p->deny_userns || p->filesystem == SANDBOX_FS_READ_ONLY;
     r->klass = p->klass;
     /* Read-only forbids every socket, and offline and media never have
      * network, so the network dimension follows. */
