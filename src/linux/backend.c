@@ -66,6 +66,14 @@ int sbx_linux_prepare_resolved(const sbx_resolved *r, struct sbx_linux_plan *pla
     }
     if (rc == SANDBOX_OK)
         rc = sbx_mask_check(r, err);
+    if (rc == SANDBOX_OK && plan->bpf) {
+        struct rlimit core;
+        /* Apply cannot raise a hard limit of 0 to the 1 that stops pipe helpers. */
+        if (getrlimit(RLIMIT_CORE, &core) == 0 && core.rlim_max == 0)
+            sbx_warn(warning, warning_size,
+                     "the hard core-size limit is 0, which core_pattern pipe helpers ignore: "
+                     "a crash can still hand the command's memory to one; run with ulimit -Hc 1");
+    }
     /* Names created later: the guard, or a refusal to run without it. */
     if (rc == SANDBOX_OK)
         rc = sbx_guard_prepare(r, plan, err);
@@ -113,8 +121,13 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
     const struct rlimit no_core = {1, 1};
     *sys_errno = 0;
     if (setrlimit(RLIMIT_CORE, &no_core) != 0) {
+        struct rlimit now;
+        /* Inside another sandbox (which refuses the call) or under a hard
+         * limit of 0 (prepare warned about it): what is there may do. */
         *sys_errno = errno;
-        return SBX_STEP_CORE;
+        if (getrlimit(RLIMIT_CORE, &now) != 0 || now.rlim_max > 1 || now.rlim_cur > 1)
+            return SBX_STEP_CORE;
+        *sys_errno = 0;
     }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         *sys_errno = errno;
