@@ -60,16 +60,18 @@ struct sbx_mount_attr {
 };
 
 /* What the new /dev holds. Character devices and directories of them only;
- * kvm, dri and the NVIDIA nodes are there when the machine has them. */
-enum { DEV_NODE, DEV_TREE };
+ * kvm, dri and the NVIDIA nodes are there when the machine has them. A tree
+ * that is a mount point (pts, shm, mqueue) is moved, not copied: fewer
+ * mounts to make and to tear down at exit. */
+enum { DEV_NODE, DEV_TREE, DEV_NVIDIA /* looked for only after nvidiactl */ };
 static const struct {
     const char *name;
     int kind;
 } dev_binds[] = {
     {"null", DEV_NODE},   {"zero", DEV_NODE},     {"full", DEV_NODE},
     {"random", DEV_NODE}, {"urandom", DEV_NODE},  {"tty", DEV_NODE},
-    {"kvm", DEV_NODE},    {"nvidiactl", DEV_NODE}, {"nvidia-uvm", DEV_NODE},
-    {"nvidia-uvm-tools", DEV_NODE}, {"nvidia-modeset", DEV_NODE},
+    {"kvm", DEV_NODE},    {"nvidiactl", DEV_NODE}, {"nvidia-uvm", DEV_NVIDIA},
+    {"nvidia-uvm-tools", DEV_NVIDIA}, {"nvidia-modeset", DEV_NVIDIA},
     {"pts", DEV_TREE},    {"shm", DEV_TREE},      {"mqueue", DEV_TREE},
     {"dri", DEV_TREE},
 };
@@ -86,8 +88,9 @@ static const char *const dev_links[][2] = {
     {"stderr", "/proc/self/fd/2"},
 };
 
-/* /proc files and trees that uid 0 could otherwise write. */
-static const char *const proc_ro[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq"};
+/* /proc files and trees that uid 0 could otherwise write and that reach
+ * past the command (/proc/irq only tunes interrupts: left, it costs a mount). */
+static const char *const proc_ro[] = {"/proc/sys", "/proc/sysrq-trigger"};
 
 int sbx_rootfs_wanted(uint64_t drop_caps)
 {
@@ -197,30 +200,36 @@ static void find_gpus(struct gpus *g)
 
 static int narrow_dev(int *sys_errno)
 {
-    int trees[N_DEV_BINDS], old, newdev, rc = -1;
+    int trees[N_DEV_BINDS], old, newdev, rc = -1, nvidia = 0;
     struct gpus g;
-    size_t i;
+    size_t i, k;
 
     for (i = 0; i < N_DEV_BINDS; i++)
         trees[i] = -1;
-    find_gpus(&g);
-    for (i = 0; i < g.n; i++)
-        g.fd[i] = -1;
+    g.n = 0;
     old = open("/dev", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (old < 0)
         return errno == ENOENT ? 0 : fail(sys_errno);
-    /* Clones first: once the tmpfs covers /dev, the old nodes have no path. */
+    /* Before the tmpfs covers /dev, when the old nodes still have a path:
+     * a clone of each node; a handle on each tree, moved or cloned below. */
     for (i = 0; i < N_DEV_BINDS; i++) {
+        if (dev_binds[i].kind == DEV_NVIDIA && g.n == 0 && !nvidia)
+            continue;
         trees[i] = (int)syscall(SYS_open_tree, old, dev_binds[i].name,
-                                OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-                                    (dev_binds[i].kind == DEV_TREE ? AT_RECURSIVE : 0));
+                                OPEN_TREE_CLOEXEC |
+                                    (dev_binds[i].kind == DEV_TREE ? 0 : OPEN_TREE_CLONE));
         if (trees[i] < 0 && errno != ENOENT && errno != ENOTDIR) {
             fail(sys_errno);
             goto out;
         }
+        if (trees[i] >= 0 && strcmp(dev_binds[i].name, "nvidiactl") == 0) {
+            nvidia = 1;
+            find_gpus(&g);
+            for (k = 0; k < g.n; k++)
+                g.fd[k] = (int)syscall(SYS_open_tree, old, g.name[k],
+                                       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+        }
     }
-    for (i = 0; i < g.n; i++)
-        g.fd[i] = (int)syscall(SYS_open_tree, old, g.name[i], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
     /* nosuid, noexec; not nodev: the binds beneath are the devices. */
     if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=16k,nr_inodes=64") !=
         0) {
@@ -239,6 +248,23 @@ static int narrow_dev(int *sys_errno)
         /* The mount point: an empty file or directory of the tmpfs. */
         made = dev_binds[i].kind == DEV_TREE ? mkdirat(newdev, dev_binds[i].name, 0755)
                                              : mknodat(newdev, dev_binds[i].name, S_IFREG | 0600, 0);
+        if (made == 0 && dev_binds[i].kind == DEV_TREE &&
+            syscall(SYS_move_mount, trees[i], "", newdev, dev_binds[i].name,
+                    MOVE_MOUNT_F_EMPTY_PATH) == 0)
+            continue; /* a mount point: moved */
+        if (made == 0 && dev_binds[i].kind == DEV_TREE) {
+            /* EINVAL: a plain directory of the old /dev; copy it instead. */
+            int tree = (int)syscall(SYS_open_tree, trees[i], "",
+                                    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+                                        AT_RECURSIVE);
+            if (tree < 0) {
+                fail(sys_errno);
+                close(newdev);
+                goto out;
+            }
+            close(trees[i]);
+            trees[i] = tree;
+        }
         if (made != 0 || syscall(SYS_move_mount, trees[i], "", newdev, dev_binds[i].name,
                                  MOVE_MOUNT_F_EMPTY_PATH) != 0) {
             fail(sys_errno);
