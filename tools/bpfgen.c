@@ -274,34 +274,38 @@ static uint8_t rel(size_t from, size_t to)
     return (uint8_t)(to - from - 1);
 }
 
-/* The guard for syscalls newer than libseccomp's table. Decisions depend only
- * on arch and number, so the kernel's action cache keeps working. Layout:
+/* The guard for syscalls newer than libseccomp's table, and read-only's ioctl
+ * allowlist. Decisions other than ioctl's depend only on arch and number, so
+ * the kernel's action cache keeps working. Layout:
  *
  *   0  ld  arch
  *   1  jeq native  -> NAT      else 2
  *   2  jeq compat  -> CMP      else PASS  (a foreign arch: the program kills it)
- *   NAT: ld nr; [jge native_passthru -> PASS]; ja COMMON
- *   CMP: ld nr; [jge compat_passthru -> PASS]
- *   COMMON: jeq each refused nr -> EPERM; jeq -1 -> PASS; jgt last_reviewed -> ENOSYS;
+ *   NAT: ld nr; [jge native_passthru -> PASS]; [jeq ioctl -> IOC]; ja COMMON
+ *   CMP: ld nr; [jge compat_passthru -> PASS]; [jeq ioctl -> IOC]
+ *   COMMON: jeq each refused nr -> EPERM; [jeq -1 -> PASS; jgt last_reviewed -> ENOSYS];
  *           ja PASS
- *   EPERM: ret ERRNO(EPERM)   ENOSYS: ret ERRNO(ENOSYS)
+ *   EPERM: ret ERRNO(EPERM)   [ENOSYS: ret ERRNO(ENOSYS)]
+ *   [IOC: ld low half of args[1]; jeq each allowed request -> PASS; ret ERRNO(EPERM)]
  *   PASS: libseccomp's program, which begins by loading the arch again.
+ * The bracketed parts are read-only's (sbx_sc_variant_guarded) only.
  *
  * Built in two passes: the first measures, the second fills in the jumps. */
 static void guard(struct prog *p, int fam, int variant)
 {
     const struct sbx_sc_archfam_info *a = &sbx_sc_archfams[fam];
-    size_t nat, cmp, common, eperm_at, enosys_at, pass, i, n_refused = 0, at;
-    int all = sbx_sc_variant_guarded(variant); /* ENOSYS above the last reviewed */
+    size_t nat, cmp, common, eperm_at, enosys_at, ioc, pass, i, n_refused = 0, at;
+    int all = sbx_sc_variant_guarded(variant); /* ENOSYS above the last reviewed, ioctl list */
 
     for (i = 0; i < sbx_sc_n_newer; i++)
         n_refused += sbx_sc_newer_refused(&sbx_sc_newer[i], variant) != 0;
     nat = 3;
-    cmp = nat + 2 + (a->native_passthru != 0);
-    common = cmp + 1 + (a->compat_passthru != 0);
+    cmp = nat + 2 + (a->native_passthru != 0) + (all ? 1 : 0);
+    common = cmp + 1 + (a->compat_passthru != 0) + (all ? 1 : 0);
     eperm_at = common + n_refused + (all ? 3 : 1);
     enosys_at = eperm_at + 1;
-    pass = enosys_at + (all ? 1 : 0);
+    ioc = enosys_at + (all ? 1 : 0);
+    pass = ioc + (all ? 1 + sbx_sc_n_ro_ioctls + 1 : 0);
 
     emit(p, OP_LD_W_ABS, 0, 0, 4);
     emit(p, OP_JEQ_K, rel(1, nat), 0, a->audit_native);
@@ -309,12 +313,16 @@ static void guard(struct prog *p, int fam, int variant)
     emit(p, OP_LD_W_ABS, 0, 0, 0);
     if (a->native_passthru)
         emit(p, OP_JGE_K, rel(p->len, pass), 0, a->native_passthru);
+    if (all)
+        emit(p, OP_JEQ_K, rel(p->len, ioc), 0, a->ioctl_native);
     emit(p, OP_JMP_JA, 0, 0, (uint32_t)(common - p->len - 1));
     if (p->len != cmp)
         die("guard layout", EINVAL);
     emit(p, OP_LD_W_ABS, 0, 0, 0);
     if (a->compat_passthru)
         emit(p, OP_JGE_K, rel(p->len, pass), 0, a->compat_passthru);
+    if (all)
+        emit(p, OP_JEQ_K, rel(p->len, ioc), 0, a->ioctl_compat);
     if (p->len != common)
         die("guard layout", EINVAL);
     for (i = 0; i < sbx_sc_n_newer; i++)
@@ -335,6 +343,18 @@ static void guard(struct prog *p, int fam, int variant)
     emit(p, OP_RET_K, 0, 0, RET_ERRNO(EPERM));
     if (all)
         emit(p, OP_RET_K, 0, 0, RET_ERRNO(ENOSYS));
+    if (p->len != ioc)
+        die("guard layout", EINVAL);
+    if (all) {
+        /* ioctl: the low half of the request (offsetof args[1], little endian),
+         * which is all the kernel reads; anything not listed is refused. */
+        emit(p, OP_LD_W_ABS, 0, 0, 24);
+        for (i = 0; i < sbx_sc_n_ro_ioctls; i++) {
+            at = p->len;
+            emit(p, OP_JEQ_K, rel(at, pass), 0, sbx_sc_ro_ioctls[i].request);
+        }
+        emit(p, OP_RET_K, 0, 0, RET_ERRNO(EPERM));
+    }
     if (p->len != pass)
         die("guard layout", EINVAL);
 }

@@ -303,13 +303,55 @@ const struct sbx_sc_newer sbx_sc_newer[] = {
     {469, "file_setattr", RO},   {470, "listns", 0},
 };
 const size_t sbx_sc_n_newer = sizeof sbx_sc_newer / sizeof sbx_sc_newer[0];
+
+/* Read-only mode's ioctls. A request changes state only on the descriptor it
+ * is given, and a read-only command can open nothing for writing but the
+ * discard devices and its own terminal, so these are the terminal's, the
+ * descriptor's own flags, and queries. Numbers as on x86 and the generic ABI
+ * (the same); a 32-bit program's FS_IOC32_* are listed with them. */
+const struct sbx_sc_ioctl sbx_sc_ro_ioctls[] = {
+    {0x5401u, "TCGETS", "reads the terminal's modes"},
+    {0x5402u, "TCSETS", "modes of the command's own terminal (less, vim); the shell resets them"},
+    {0x5403u, "TCSETSW", "as TCSETS, after output drains"},
+    {0x5404u, "TCSETSF", "as TCSETS, input flushed"},
+    {0x802c542au, "TCGETS2", "reads the terminal's modes (termios2)"},
+    {0x402c542bu, "TCSETS2", "as TCSETS (termios2)"},
+    {0x402c542cu, "TCSETSW2", "as TCSETSW (termios2)"},
+    {0x402c542du, "TCSETSF2", "as TCSETSF (termios2)"},
+    {0x5409u, "TCSBRK", "tcdrain: waits for output"},
+    {0x540au, "TCXONC", "flow control of the command's own output"},
+    {0x540bu, "TCFLSH", "discards unread input of its own terminal"},
+    {0x540fu, "TIOCGPGRP", "job control query"},
+    {0x5410u, "TIOCSPGRP", "job control of an interactive shell, within its own session"},
+    {0x5411u, "TIOCOUTQ", "queue size query"},
+    {0x5413u, "TIOCGWINSZ", "window size query"},
+    {0x5415u, "TIOCMGET", "modem line query"},
+    {0x541bu, "FIONREAD", "bytes ready to read"},
+    {0x5421u, "FIONBIO", "non-blocking flag of the descriptor"},
+    {0x5424u, "TIOCGETD", "line discipline query"},
+    {0x5429u, "TIOCGSID", "session query"},
+    {0x5450u, "FIONCLEX", "close-on-exec flag of the descriptor"},
+    {0x5451u, "FIOCLEX", "close-on-exec flag of the descriptor"},
+    {0x5460u, "FIOQSIZE", "size query"},
+    {0x00000002u, "FIGETBSZ", "block size query"},
+    {0x80086601u, "FS_IOC_GETFLAGS", "lsattr"},
+    {0x80046601u, "FS_IOC32_GETFLAGS", "lsattr from 32-bit programs"},
+    {0x80087601u, "FS_IOC_GETVERSION", "inode generation query"},
+    {0x80047601u, "FS_IOC32_GETVERSION", "inode generation query, 32-bit"},
+    {0x801c581fu, "FS_IOC_FSGETXATTR", "xfs-style flags query"},
+    {0xc020660bu, "FS_IOC_FIEMAP", "extent map query (cp --sparse, filefrag)"},
+    {0x81009431u, "FS_IOC_GETFSLABEL", "filesystem label query"},
+    {0x80111500u, "FS_IOC_GETFSUUID", "filesystem UUID query"},
+    {0x80045200u, "RNDGETENTCNT", "entropy count query"},
+};
+const size_t sbx_sc_n_ro_ioctls = sizeof sbx_sc_ro_ioctls / sizeof sbx_sc_ro_ioctls[0];
 const uint32_t sbx_sc_last_reviewed_nr = 470;
 
 const struct sbx_sc_archfam_info sbx_sc_archfams[SBX_SC_N_ARCHFAMS] = {
     /* x32 numbers (bit 30) go on to libseccomp's program, which kills them. */
-    {"x86_64", "x86_64", "x86", 0xc000003eu, 0x40000003u, 0x40000000u, 0},
+    {"x86_64", "x86_64", "x86", 0xc000003eu, 0x40000003u, 0x40000000u, 0, 16, 54},
     /* ARM private syscalls (set_tls, cacheflush) live at 0x0f0000 and up. */
-    {"aarch64", "aarch64", "arm", 0xc00000b7u, 0x40000028u, 0, 0x0f0000u},
+    {"aarch64", "aarch64", "arm", 0xc00000b7u, 0x40000028u, 0, 0x0f0000u, 29, 54},
 };
 
 /* ---- variants ---- */
@@ -536,6 +578,22 @@ static void explain_newer(sbx_buf *out, int v, int json)
         sbx_buf_add(out, "\n");
 }
 
+static void explain_ioctls(sbx_buf *out, int json)
+{
+    size_t i;
+    sbx_buf_add(out, json ? ",\"ioctl_allowlist\":[" : "    ioctl: EPERM for every request but");
+    for (i = 0; i < sbx_sc_n_ro_ioctls; i++) {
+        if (json) {
+            if (i)
+                sbx_buf_add(out, ",");
+            sbx_buf_json_str(out, sbx_sc_ro_ioctls[i].name);
+        } else {
+            sbx_buf_printf(out, " %s", sbx_sc_ro_ioctls[i].name);
+        }
+    }
+    sbx_buf_add(out, json ? "]" : " (terminal, descriptor flags, queries)\n");
+}
+
 static void explain_groups(sbx_buf *out, int v, int json)
 {
     unsigned groups = sbx_sc_variant_groups(v), g;
@@ -602,6 +660,8 @@ void sbx_seccomp_explain(const sbx_resolved *r, int json, sbx_buf *out)
         sbx_buf_add(out, "]");
     if (sbx_sc_variant_has_guard(v))
         explain_newer(out, v, json);
+    if (sbx_sc_variant_guarded(v))
+        explain_ioctls(out, json);
     if (json)
         sbx_buf_add(out, "}");
 }

@@ -97,6 +97,17 @@ extern const struct sbx_sc_newer sbx_sc_newer[];
 extern const size_t sbx_sc_n_newer;
 extern const uint32_t sbx_sc_last_reviewed_nr;
 
+/* Read-only mode's ioctl allowlist: the newer-syscall guard of the guarded
+ * variants compares the low 32 bits of the request (the kernel's `unsigned
+ * int cmd`) with these and answers every other request EPERM. */
+struct sbx_sc_ioctl {
+    uint32_t request;
+    const char *name;
+    const char *why; /* why it is harmless in read-only mode */
+};
+extern const struct sbx_sc_ioctl sbx_sc_ro_ioctls[];
+extern const size_t sbx_sc_n_ro_ioctls;
+
 /* Program variants, chosen from the resolved policy. */
 enum sbx_sc_variant {
     SBX_SC_V_CONFINED,        /* confined fs, network allowed */
@@ -147,6 +158,8 @@ struct sbx_sc_archfam_info {
     uint32_t audit_compat;
     uint32_t native_passthru; /* nr >= this skips the guard (x32 bit); 0: none */
     uint32_t compat_passthru; /* nr >= this skips the guard (ARM private); 0: none */
+    uint32_t ioctl_native;    /* ioctl's number on each ABI, for the allowlist */
+    uint32_t ioctl_compat;
 };
 extern const struct sbx_sc_archfam_info sbx_sc_archfams[SBX_SC_N_ARCHFAMS];
 

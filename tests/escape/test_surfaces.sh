@@ -8,7 +8,7 @@
 # - an unexpected Landlock errno (a container profile's EPERM, ENOMEM) is
 #   exit 126, while ENOSYS keeps the best-effort warning;
 # - read-only mode acting on an outside process (prlimit, renice, taskset,
-#   chrt, ionice): EPERM;
+#   chrt, ionice): EPERM; an ioctl off its allowlist: EPERM;
 # - core dumps: RLIMIT_CORE is 1/1 (the value that stops pipe helpers) and
 #   cannot be changed;
 # - keyrings in the filesystem-confining modes: EPERM;
@@ -135,6 +135,19 @@ for what in prlimit renice taskset chrt ionice; do
   done
 done
 expect_status 0 "read-only may still renice itself" "$L" --read-only -- "$S" other 0 renice
+
+# -- 7. read-only: ioctl is an allowlist (FIOASYNC stands for every request
+# not on it; FS_IOC_SET_ENCRYPTION_POLICY and friends are pinned in the unit
+# test, since their unconfined proof would be irreversible) --
+expect_status 0 "FIOASYNC on a pipe works unconfined" sh -c 'echo x | "$0" fioasync' "$S"
+expect_status 0 "FIONREAD on a pipe works unconfined" sh -c 'echo x | "$0" fionread' "$S"
+for m in "${ESC_MODES[@]}"; do
+  [ "$m" = --read-only ] || continue
+  expect_refused EPERM "FIOASYNC (not on the allowlist) under $m" \
+    sh -c 'echo x | "$0" "$1" -- "$2" fioasync' "$L" "$m" "$S"
+  expect_status 0 "FIONREAD (on the allowlist) under $m" \
+    sh -c 'echo x | "$0" "$1" -- "$2" fionread' "$L" "$m" "$S"
+done
 
 # -- 8. core dumps --
 expect_status 0 "RLIMIT_CORE can be set unconfined" "$S" core

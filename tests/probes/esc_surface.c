@@ -13,6 +13,8 @@
  *   esc_surface other PID WHAT    WHAT = prlimit | renice | taskset | chrt | ionice on PID,
  *                                 each setting the value PID already has
  *   esc_surface deny NR ERRNO CMD...  run CMD under a filter failing syscall NR with ERRNO
+ *   esc_surface fioasync | fionread   FIOASYNC(0) / FIONREAD on fd 0 (a pipe): a request
+ *                                 off read-only's ioctl allowlist, and one on it
  * Exit 0: succeeded; 1: refused (errno printed); 2: not available here. */
 #define _GNU_SOURCE
 #include "esc_common.h"
@@ -214,8 +216,16 @@ int main(int argc, char **argv)
         ESC_RETURN("unshare(CLONE_NEWUSER)", unshare(CLONE_NEWUSER));
     if (strcmp(w, "other") == 0 && argc == 4)
         return other((pid_t)atoi(argv[2]), argv[3]);
+    if (strcmp(w, "fioasync") == 0) {
+        int off = 0;
+        ESC_RETURN("FIOASYNC", ioctl(0, FIOASYNC, &off));
+    }
+    if (strcmp(w, "fionread") == 0) {
+        int n = 0;
+        ESC_RETURN("FIONREAD", ioctl(0, FIONREAD, &n));
+    }
     if (strcmp(w, "deny") == 0 && argc >= 5)
         return deny(atol(argv[2]), atoi(argv[3]), argv + 4);
     return esc_usage("esc_surface rewrite|rofs|blkread|loopctl|loopcap|tunattach|core|keyring|"
-                     "ns-open-tree|ns-fsopen|userns|other|deny ...");
+                     "ns-open-tree|ns-fsopen|userns|other|deny|fioasync|fionread ...");
 }
