@@ -55,9 +55,8 @@
 #  define MOUNT_ATTR_RDONLY 0x00000001
 #endif
 
-struct sbx_mount_attr {
-    uint64_t attr_set, attr_clr, propagation, userns_fd;
-};
+/* struct mount_attr: attr_set, attr_clr, propagation, userns_fd. */
+#define SBX_MOUNT_ATTR_READ_ONLY {MOUNT_ATTR_RDONLY, 0, 0, 0}
 
 /* What the new /dev holds. Character devices and directories of them only;
  * kvm, dri and the NVIDIA nodes are there when the machine has them. A tree
@@ -143,12 +142,12 @@ static int fail(int *sys_errno)
 /* Bind `path` onto itself read-only, with everything mounted beneath it. */
 static int bind_read_only(const char *path, int *sys_errno)
 {
-    struct sbx_mount_attr attr = {MOUNT_ATTR_RDONLY, 0, 0, 0};
+    uint64_t attr[4] = SBX_MOUNT_ATTR_READ_ONLY;
     int fd = (int)syscall(SYS_open_tree, AT_FDCWD, path,
                           OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
     if (fd < 0)
         return errno == ENOENT ? 0 : fail(sys_errno);
-    if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0 ||
+    if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, attr, sizeof attr) != 0 ||
         syscall(SYS_move_mount, fd, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) != 0) {
         fail(sys_errno);
         close(fd);
@@ -177,22 +176,19 @@ static void find_gpus(struct gpus *g)
     while ((got = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
         long at = 0;
         while (at < got) {
-            struct {
-                uint64_t ino;
-                int64_t off;
-                unsigned short reclen;
-                unsigned char type;
-                char name[];
-            } *de = (void *)(buf + at);
-            const char *c = de->name + 6;
-            at += de->reclen;
-            if (strncmp(de->name, "nvidia", 6) != 0 || !*c || de->type != DT_CHR ||
-                strlen(de->name) >= sizeof g->name[0] || g->n >= MAX_GPUS)
+            /* struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name */
+            unsigned short reclen;
+            unsigned char type = (unsigned char)buf[at + 18];
+            const char *name = buf + at + 19, *c = name + 6;
+            memcpy(&reclen, buf + at + 16, sizeof reclen);
+            at += reclen;
+            if (strncmp(name, "nvidia", 6) != 0 || !*c || type != DT_CHR ||
+                strlen(name) >= sizeof g->name[0] || g->n >= MAX_GPUS)
                 continue;
             while (*c >= '0' && *c <= '9')
                 c++;
             if (!*c)
-                memcpy(g->name[g->n++], de->name, strlen(de->name) + 1);
+                memcpy(g->name[g->n++], name, strlen(name) + 1);
         }
     }
     close(dir);
@@ -308,7 +304,7 @@ out:
 
 int sbx_rootfs_apply(int *sys_errno)
 {
-    struct sbx_mount_attr attr = {MOUNT_ATTR_RDONLY, 0, 0, 0};
+    uint64_t attr[4] = SBX_MOUNT_ATTR_READ_ONLY;
     size_t i;
 
     if (unshare(CLONE_NEWNS) != 0)
@@ -321,7 +317,7 @@ int sbx_rootfs_apply(int *sys_errno)
         if (bind_read_only(proc_ro[i], sys_errno) != 0)
             return -1;
     /* /sys is a mount point already: EINVAL means it is not (no sysfs there). */
-    if (syscall(SYS_mount_setattr, AT_FDCWD, "/sys", AT_RECURSIVE, &attr, sizeof attr) != 0 &&
+    if (syscall(SYS_mount_setattr, AT_FDCWD, "/sys", AT_RECURSIVE, attr, sizeof attr) != 0 &&
         errno != ENOENT && errno != EINVAL)
         return fail(sys_errno);
     return narrow_dev(sys_errno);
