@@ -51,6 +51,8 @@ static uint32_t action_of(int action, int eperm)
         return SCMP_ACT_ERRNO(EPERM);
     case SBX_SC_EACCES:
         return SCMP_ACT_ERRNO(EACCES);
+    case SBX_SC_NOOP:
+        return SCMP_ACT_ERRNO(0);
     case SBX_SC_NOTIFY:
         /* The kernel lets a USER_NOTIF lose to an ERRNO or KILL of any other
          * filter in the chain, so the main program's refusals still win. */

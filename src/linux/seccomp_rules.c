@@ -69,7 +69,9 @@ const struct sbx_sc_family_set sbx_sc_inet_families = {
     {g, SBX_SC_ABI_ALL, name, SBX_SC_ARG_NE, argn, 0, v, NULL, SBX_SC_EPERM, what, why, 0}
 
 /* Order matters only for reading: the generator gives each rule its own
- * condition, and no two rules with different actions can match one call. */
+ * condition, and no two rules with different actions can match one call,
+ * but one: read-only's prlimit64 of another pid's RLIMIT_CORE, EPERM or
+ * no-op, both of which change nothing (the unit test pins the no-op). */
 const struct sbx_sc_rule sbx_sc_rules[] = {
     /* -- network deny -- */
     {NET, SBX_SC_ABI_ALL, "socket", SBX_SC_FAMILY_NOT_IN, 0, 0, 0, &sbx_sc_local_families, SBX_SC_DENY_NET,
@@ -238,11 +240,13 @@ const struct sbx_sc_rule sbx_sc_rules[] = {
     ALWAYS(KERNEL, "fspick", SBX_SC_EPERM, "reconfigures an existing mount"),
     ALWAYS(KERNEL, "mount_setattr", SBX_SC_EPERM, "changes mount flags and id mappings"),
     /* RLIMIT_CORE is 1 (see src/linux/backend.c): the one value that stops
-     * core_pattern pipe helpers too, so the command may not change it */
-    MASKED(KERNEL, "setrlimit", 0, 0xffffffffu, SBX_RLIMIT_CORE, SBX_SC_EPERM,
+     * core_pattern pipe helpers too, so the command may not change it. A
+     * no-op rather than EPERM: ASan and many daemons set 0 at start and die
+     * or complain when that fails, and 1 already gives what they ask for. */
+    MASKED(KERNEL, "setrlimit", 0, 0xffffffffu, SBX_RLIMIT_CORE, SBX_SC_NOOP,
            "resource is RLIMIT_CORE", "a limit of 0 would hand cores to a pipe helper"),
     {KERNEL, SBX_SC_ABI_ALL, "prlimit64", SBX_SC_ARG_MASKED, 1, 0xffffffffu, SBX_RLIMIT_CORE,
-     NULL, SBX_SC_EPERM, "resource is RLIMIT_CORE and a new limit is given",
+     NULL, SBX_SC_NOOP, "resource is RLIMIT_CORE and a new limit is given",
      "a limit of 0 would hand cores to a pipe helper", 3},
 
     /* -- read-only, or the policy switch: no new user namespace. Most kernel
@@ -483,6 +487,8 @@ static const char *action_name(int action, int eperm)
         return "EACCES";
     case SBX_SC_NOTIFY:
         return "notify-guard";
+    case SBX_SC_NOOP:
+        return "no-op";
     default:
         return "ENOSYS";
     }

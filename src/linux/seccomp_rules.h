@@ -29,7 +29,8 @@ enum sbx_sc_action {
     SBX_SC_EPERM,
     SBX_SC_EACCES,
     SBX_SC_ENOSYS,
-    SBX_SC_NOTIFY /* stops in the kernel until the creation guard answers */
+    SBX_SC_NOTIFY, /* stops in the kernel until the creation guard answers */
+    SBX_SC_NOOP    /* returns 0 without doing anything (SECCOMP_RET_ERRNO with 0) */
 };
 
 /* How a rule looks at the arguments. */

@@ -5,7 +5,8 @@
  *   esc_surface loopctl FD        LOOP_CTL_GET_FREE on an inherited /dev/loop-control
  *   esc_surface loopcap FD        LOOP_SET_CAPACITY on an inherited loop device
  *   esc_surface tunattach NAME [FD]  TUNSETIFF to an existing tun device (FD: inherited)
- *   esc_surface core              RLIMIT_CORE "core=SOFT/HARD", then setrlimit to 0
+ *   esc_surface core              RLIMIT_CORE "core=SOFT/HARD", setrlimit to 0 (which must
+ *                                 succeed), then "after=SOFT/HARD"
  *   esc_surface keyring           add_key to the user keyring (then unlink it)
  *   esc_surface ns-open-tree      unshare(USER|NS), then open_tree(OPEN_TREE_CLONE) of "/"
  *   esc_surface ns-fsopen         unshare(USER|NS), then fsopen("tmpfs")
@@ -189,7 +190,13 @@ int main(int argc, char **argv)
             return report("getrlimit", -1);
         printf("core=%llu/%llu\n", (unsigned long long)r.rlim_cur,
                (unsigned long long)r.rlim_max);
-        ESC_RETURN("setrlimit(RLIMIT_CORE, 0)", setrlimit(RLIMIT_CORE, &zero));
+        if (setrlimit(RLIMIT_CORE, &zero) != 0)
+            return report("setrlimit(RLIMIT_CORE, 0)", -1);
+        if (getrlimit(RLIMIT_CORE, &r) != 0)
+            return report("getrlimit", -1);
+        printf("after=%llu/%llu\n", (unsigned long long)r.rlim_cur,
+               (unsigned long long)r.rlim_max);
+        return 0;
     }
     if (strcmp(w, "keyring") == 0) {
         long k = syscall(SYS_add_key, "user", "sbx-escape-probe", "x", 1, -4 /* user keyring */);

@@ -25,6 +25,7 @@
 #define EACCES_ SIM_RET_ERRNO(13)
 #define ENOSYS_ SIM_RET_ERRNO(38)
 #define NOTIFY 0x7fc00000u /* SECCOMP_RET_USER_NOTIF */
+#define NOOP SIM_RET_ERRNO(0) /* returns 0, does nothing */
 #define NETDENY 0xfffffff0u /* kill, or EPERM in the *-eperm variants */
 
 /* Variant sets. */
@@ -240,15 +241,15 @@ static const struct sc_case x86_cases[] = {
     {"i386 open_tree", V_ALL, AUDIT_I386, 428, 0, 0, 0, EPERM_},
     {"i386 open_tree_attr", V_ALL, AUDIT_I386, 467, 0, 0, 0, EPERM_},
     /* every confining mode: RLIMIT_CORE stays 1 */
-    {"setrlimit RLIMIT_CORE", V_ALL, AUDIT_X86_64, 160, 4, 0x1000, 0, EPERM_},
+    {"setrlimit RLIMIT_CORE", V_ALL, AUDIT_X86_64, 160, 4, 0x1000, 0, NOOP},
     {"setrlimit RLIMIT_CORE, junk upper bits", V_ALL, AUDIT_X86_64, 160, 4 | HI(1), 0x1000, 0,
-     EPERM_},
+     NOOP},
     {"setrlimit RLIMIT_NOFILE", V_ALL, AUDIT_X86_64, 160, 7, 0x1000, 0, ALLOW},
-    {"prlimit64 sets RLIMIT_CORE", V_ALL, AUDIT_X86_64, 302, 0, 4, 0x1000, EPERM_},
+    {"prlimit64 sets RLIMIT_CORE", V_ALL, AUDIT_X86_64, 302, 0, 4, 0x1000, NOOP},
     {"prlimit64 reads RLIMIT_CORE", V_ALL, AUDIT_X86_64, 302, 0, 4, 0, ALLOW},
     {"prlimit64 sets RLIMIT_NOFILE of itself", V_ALL, AUDIT_X86_64, 302, 0, 7, 0x1000, ALLOW},
-    {"i386 setrlimit RLIMIT_CORE", V_ALL, AUDIT_I386, 75, 4, 0x1000, 0, EPERM_},
-    {"i386 prlimit64 sets RLIMIT_CORE", V_ALL, AUDIT_I386, 340, 0, 4, 0x1000, EPERM_},
+    {"i386 setrlimit RLIMIT_CORE", V_ALL, AUDIT_I386, 75, 4, 0x1000, 0, NOOP},
+    {"i386 prlimit64 sets RLIMIT_CORE", V_ALL, AUDIT_I386, 340, 0, 4, 0x1000, NOOP},
     /* read-only: ioctl is an allowlist */
     {"FS_IOC_SET_ENCRYPTION_POLICY in read-only", V_RO, AUDIT_X86_64, 16, 3, 0x800c6613, 0x1000,
      EPERM_},
@@ -277,6 +278,12 @@ static const struct sc_case x86_cases[] = {
     {"i386 TCGETS in read-only", V_RO, AUDIT_I386, 54, 0, 0x5401, 0x1000, ALLOW},
     /* read-only: no effect on other processes */
     {"prlimit64 of another process", V_RO, AUDIT_X86_64, 302, 1234, 0, 0x1000, EPERM_},
+    /* Two rules match here (another pid; RLIMIT_CORE with a new limit): libseccomp
+     * decides by the two-argument one. Either answer changes nothing. */
+    {"prlimit64 of another process's RLIMIT_CORE in read-only", V_RO, AUDIT_X86_64, 302, 1234, 4,
+     0x1000, NOOP},
+    {"prlimit64 of another process's RLIMIT_CORE: no-op elsewhere", V_NOTRO, AUDIT_X86_64, 302, 1234,
+     4, 0x1000, NOOP},
     {"prlimit64 of another process elsewhere", V_NOTRO, AUDIT_X86_64, 302, 1234, 7, 0x1000, ALLOW},
     {"prlimit64 pid with junk upper bits", V_RO, AUDIT_X86_64, 302, HI(1), 7, 0, EPERM_},
     {"setpriority of itself", V_ALL, AUDIT_X86_64, 141, 0, 0, 5, ALLOW},
@@ -414,8 +421,8 @@ static const struct sc_case arm_cases[] = {
     {"arm fsopen", V_ALL, AUDIT_ARM, 430, 0, 0, 0, EPERM_},
     {"LOOP_CONFIGURE", V_ALL, AUDIT_AARCH64, 29, 3, 0x4c0a, 0, EPERM_},
     {"TUNSETIFF", V_ALL, AUDIT_AARCH64, 29, 3, 0x400454ca, 0, EPERM_},
-    {"setrlimit RLIMIT_CORE", V_ALL, AUDIT_AARCH64, 164, 4, 0x1000, 0, EPERM_},
-    {"prlimit64 sets RLIMIT_CORE", V_ALL, AUDIT_AARCH64, 261, 0, 4, 0x1000, EPERM_},
+    {"setrlimit RLIMIT_CORE", V_ALL, AUDIT_AARCH64, 164, 4, 0x1000, 0, NOOP},
+    {"prlimit64 sets RLIMIT_CORE", V_ALL, AUDIT_AARCH64, 261, 0, 4, 0x1000, NOOP},
     {"prlimit64 of another process", V_RO, AUDIT_AARCH64, 261, 1234, 7, 0x1000, EPERM_},
     {"keyctl in confined mode", V_FS, AUDIT_AARCH64, 219, 0, 0, 0, EPERM_},
     {"clone CLONE_NEWUSER", V_RO | V_USERNS, AUDIT_AARCH64, 220, 0x10000011, 0, 0, EPERM_},
