@@ -13,6 +13,8 @@
  *                        caps, landlock_restrict_self, seccomp) and _exits
  *   fork+apply+exec MODE the same, then execve /bin/true: the whole kernel
  *                        side of a launch, minus the launcher's own exec
+ *   fork+apply MODE, without root's namespace   (as root only) the same plan
+ *                        with the private mount namespace of rootfs.c left out
  * Prints a Markdown table: median µs (for scale) and the median ratio to the
  * bare launch of the same round. Uses the library's internal Linux API. */
 #ifndef _GNU_SOURCE
@@ -109,8 +111,8 @@ static void once(struct variant *v)
 int main(int argc, char **argv)
 {
     int rounds = 30, batch = 20, opt, nv = 0, r, i, k, b;
-    struct variant v[16];
-    int order[16];
+    struct variant v[24];
+    int order[24];
     char warning[512];
     sandbox_error err;
 
@@ -141,6 +143,15 @@ int main(int argc, char **argv)
                 return 1;
             }
             nv++;
+            /* As root: the same apply without its private mount namespace
+             * (src/linux/rootfs.c), so the difference is what it costs. */
+            if (kinds[k] == APPLY && v[nv - 1].plan.rootfs) {
+                v[nv] = v[nv - 1];
+                v[nv].plan.rootfs = 0;
+                snprintf(v[nv].name, sizeof v[0].name, "fork+apply %s, without root's namespace",
+                         mode_names[i]);
+                nv++;
+            }
         }
     }
     for (i = 0; i < nv; i++) {

@@ -470,7 +470,7 @@ if want areas; then
     echo
     echo "Each area's own script, run unchanged; their method is theirs (see each script's header)."
   } >"$R/70-areas.md"
-  for s in seccomp landlock protect guard; do
+  for s in seccomp landlock protect guard rootfs; do
     f=$src/bench/$s.sh
     if [ ! -f "$f" ]; then
       printf '\n### bench/%s.sh\n\nNot on this branch yet.\n' "$s" >>"$R/70-areas.md"

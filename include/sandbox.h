@@ -113,6 +113,11 @@ SANDBOX_API int sandbox_policy_set_project_root(sandbox_policy *policy, const ch
 SANDBOX_API int sandbox_policy_add_writable_dir(sandbox_policy *policy, const char *dir);
 SANDBOX_API int sandbox_policy_set_working_dir(sandbox_policy *policy, const char *dir);
 SANDBOX_API int sandbox_policy_set_temp_dir(sandbox_policy *policy, const char *dir);
+/* 1: the command may not create or join a user namespace (Linux; read-only
+ * mode always refuses them, whatever this says). 0, the default elsewhere:
+ * allowed, for rootless containers and Chromium's sandbox. Other values:
+ * SANDBOX_E_INVALID. */
+SANDBOX_API int sandbox_policy_set_deny_user_namespaces(sandbox_policy *policy, int deny);
 
 /* ---- presets: activity classes ------------------------------------------ */
 

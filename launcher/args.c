@@ -13,6 +13,7 @@ static const char usage_line[] =
     "usage: " PROG " [--no-network | --internet-only] [--confine-fs] [--sandbox] [--read-only]\n"
     "       [--class NAME | --tool-server] [--writable-caches] [--output DIR]\n"
     "       [--project DIR] [--add-dir DIR]... [--workdir DIR] [--scratch DIR] [--net-eperm]\n"
+    "       [--no-user-namespaces]\n"
     "       [--scan-hardlinks | --no-scan-hardlinks] [--allow-hardlink PATH]...\n"
     "       [--protect-secrets] [--protect PATTERN]... [--report] [--close-fds]\n"
     "       [--keep-fd N]... [--] CMD [ARGS...]\n"
@@ -49,6 +50,8 @@ static const char help_text[] =
     "                     inside another root or /tmp: refused with 126 (--explain shows\n"
     "                     what each root resolved to)\n"
     "  --net-eperm        refused sockets fail with EPERM instead of killing with SIGSYS\n"
+    "  --no-user-namespaces  the command may not create or join a user namespace (Linux;\n"
+    "                     always so with --read-only)\n"
     "Pre-flight:\n"
     "  --scan-hardlinks   refuse to start (126) when a writable root holds a hard link\n"
     "                     to a file outside the roots; --no-scan-hardlinks to skip\n"
@@ -113,6 +116,7 @@ int parse_args(int argc, char **argv, struct launcher_opts *out)
     sandbox_policy *policy;
     int i, missing = 0, report = 0;
     int want_net = 0, want_fs = 0, want_ro = 0, explain = 0, json = 0, self = 0, eperm = 0;
+    int no_userns = 0;
     int want_inet = 0, klass = -1, tool_server = 0, caches = 0, scan = -1;
     int target = SANDBOX_TARGET_HOST;
     size_t k, n_keep = 0;
@@ -162,6 +166,8 @@ int parse_args(int argc, char **argv, struct launcher_opts *out)
             scan = 0;
         } else if (strcmp(a, "--net-eperm") == 0) {
             eperm = 1;
+        } else if (strcmp(a, "--no-user-namespaces") == 0) {
+            no_userns = 1;
         } else if (strcmp(a, "--report") == 0) {
             report = 1;
         } else if (strcmp(a, "--close-fds") == 0) {
@@ -308,6 +314,8 @@ int parse_args(int argc, char **argv, struct launcher_opts *out)
         sandbox_policy_set_scan_hardlinks(policy, scan);
     if (eperm)
         sandbox_policy_set_deny_action(policy, SANDBOX_DENY_EPERM);
+    if (no_userns)
+        sandbox_policy_set_deny_user_namespaces(policy, 1);
 
     out->policy = policy;
     out->cmd = cmd;

@@ -27,6 +27,7 @@ struct sandbox_policy {
     int network;     /* enum sandbox_network */
     int filesystem;  /* enum sandbox_filesystem */
     int deny_action; /* enum sandbox_deny_action */
+    int deny_userns; /* 1: no new user namespaces (read-only: always) */
     char *project_root; /* NULL: the working directory */
     char *working_dir;  /* NULL: getcwd() at enforce time */
     char *temp_dir;     /* NULL: $TMPDIR, else /tmp */
@@ -85,6 +86,7 @@ typedef struct sbx_resolved {
     int network;
     int filesystem;
     int deny_action;
+    int deny_userns; /* 1 also in read-only mode, whatever the policy said */
     char *working_dir;
     char *project_root;
     char *temp_dir;

@@ -65,6 +65,7 @@ sandbox_policy *sbx_policy_copy(const sandbox_policy *p)
     c->network = p->network;
     c->filesystem = p->filesystem;
     c->deny_action = p->deny_action;
+    c->deny_userns = p->deny_userns;
     c->klass = p->klass;
     c->class_chosen = p->class_chosen;
     c->writable_caches = p->writable_caches;
@@ -112,6 +113,14 @@ int sandbox_policy_set_filesystem(sandbox_policy *p, int fs)
     if (!p || fs < SANDBOX_FS_UNRESTRICTED || fs > SANDBOX_FS_READ_ONLY)
         return SANDBOX_E_INVALID;
     p->filesystem = fs;
+    return SANDBOX_OK;
+}
+
+int sandbox_policy_set_deny_user_namespaces(sandbox_policy *p, int deny)
+{
+    if (!p || (deny != 0 && deny != 1))
+        return SANDBOX_E_INVALID;
+    p->deny_userns = deny;
     return SANDBOX_OK;
 }
 

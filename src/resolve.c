@@ -557,6 +557,7 @@ int sbx_resolve_with(const sandbox_policy *p, int target, const struct sbx_facts
     r->deny_action = p->deny_action;
     r->klass = p->klass;
     r->class_chosen = p->class_chosen;
+    r->deny_userns = p->deny_userns || p->filesystem == SANDBOX_FS_READ_ONLY;
     /* Read-only forbids every socket, and offline and media never have
      * network, so the network dimension follows. */
     r->network = sbx_effective_network(p);

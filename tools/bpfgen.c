@@ -51,6 +51,8 @@ static uint32_t action_of(int action, int eperm)
         return SCMP_ACT_ERRNO(EPERM);
     case SBX_SC_EACCES:
         return SCMP_ACT_ERRNO(EACCES);
+    case SBX_SC_NOOP:
+        return SCMP_ACT_ERRNO(0);
     case SBX_SC_NOTIFY:
         /* The kernel lets a USER_NOTIF lose to an ERRNO or KILL of any other
          * filter in the chain, so the main program's refusals still win. */
@@ -100,6 +102,7 @@ static void add_rule(scmp_filter_ctx ctx, const struct sbx_sc_rule *r, int eperm
 {
     uint32_t act = action_of(r->action, eperm);
     int nr = seccomp_syscall_resolve_name(r->syscall);
+    struct scmp_arg_cmp cmps[2];
     uint32_t v;
     unsigned b;
     int rc;
@@ -119,7 +122,37 @@ static void add_rule(scmp_filter_ctx ctx, const struct sbx_sc_rule *r, int eperm
     case SBX_SC_ARG_MASKED:
         /* The upper half of the mask is 0: the kernel reads these int
          * arguments as 32 bits, so junk above them must not matter. */
-        add_cmp(ctx, act, nr, r->syscall, r->arg, r->mask, r->value);
+        if (!r->and_nonzero) {
+            add_cmp(ctx, act, nr, r->syscall, r->arg, r->mask, r->value);
+            break;
+        }
+        cmps[0].arg = r->arg;
+        cmps[0].op = SCMP_CMP_MASKED_EQ;
+        cmps[0].datum_a = r->mask;
+        cmps[0].datum_b = r->value;
+        cmps[1].arg = (unsigned)(r->and_nonzero - 1);
+        cmps[1].op = SCMP_CMP_NE;
+        cmps[1].datum_a = 0;
+        cmps[1].datum_b = 0;
+        rc = seccomp_rule_add_array(ctx, act, nr, 2, cmps);
+        if (rc != 0) {
+            fprintf(stderr, "bpfgen: rule %s with a second condition\n", r->syscall);
+            die("seccomp_rule_add", rc);
+        }
+        break;
+    case SBX_SC_ARG_NE:
+        /* All 64 bits: junk above a 32-bit pid makes it "not 0", which only
+         * refuses more. */
+        cmps[0].arg = r->arg;
+        cmps[0].op = SCMP_CMP_NE;
+        cmps[0].datum_a = r->value;
+        cmps[0].datum_b = 0;
+        rc = seccomp_rule_add_array(ctx, act, nr, 1, cmps);
+        if (rc != 0) {
+            fprintf(stderr, "bpfgen: rule %s(arg%u != %lu)\n", r->syscall, r->arg,
+                    (unsigned long)r->value);
+            die("seccomp_rule_add", rc);
+        }
         break;
     case SBX_SC_FAMILY_IN:
         for (v = 0; v < r->families->n; v++)
@@ -243,33 +276,38 @@ static uint8_t rel(size_t from, size_t to)
     return (uint8_t)(to - from - 1);
 }
 
-/* The guard for syscalls newer than libseccomp's table. Decisions depend only
- * on arch and number, so the kernel's action cache keeps working. Layout:
+/* The guard for syscalls newer than libseccomp's table, and read-only's ioctl
+ * allowlist. Decisions other than ioctl's depend only on arch and number, so
+ * the kernel's action cache keeps working. Layout:
  *
  *   0  ld  arch
  *   1  jeq native  -> NAT      else 2
  *   2  jeq compat  -> CMP      else PASS  (a foreign arch: the program kills it)
- *   NAT: ld nr; [jge native_passthru -> PASS]; ja COMMON
- *   CMP: ld nr; [jge compat_passthru -> PASS]
- *   COMMON: jeq each refused nr -> EPERM; jeq -1 -> PASS; jgt last_reviewed -> ENOSYS;
+ *   NAT: ld nr; [jge native_passthru -> PASS]; [jeq ioctl -> IOC]; ja COMMON
+ *   CMP: ld nr; [jge compat_passthru -> PASS]; [jeq ioctl -> IOC]
+ *   COMMON: jeq each refused nr -> EPERM; [jeq -1 -> PASS; jgt last_reviewed -> ENOSYS];
  *           ja PASS
- *   EPERM: ret ERRNO(EPERM)   ENOSYS: ret ERRNO(ENOSYS)
+ *   EPERM: ret ERRNO(EPERM)   [ENOSYS: ret ERRNO(ENOSYS)]
+ *   [IOC: ld low half of args[1]; jeq each allowed request -> PASS; ret ERRNO(EPERM)]
  *   PASS: libseccomp's program, which begins by loading the arch again.
+ * The bracketed parts are read-only's (sbx_sc_variant_guarded) only.
  *
  * Built in two passes: the first measures, the second fills in the jumps. */
-static void guard(struct prog *p, int fam)
+static void guard(struct prog *p, int fam, int variant)
 {
     const struct sbx_sc_archfam_info *a = &sbx_sc_archfams[fam];
-    size_t nat, cmp, common, eperm_at, enosys_at, pass, i, n_refused = 0, at;
+    size_t nat, cmp, common, eperm_at, enosys_at, ioc, pass, i, n_refused = 0, at;
+    int all = sbx_sc_variant_guarded(variant); /* ENOSYS above the last reviewed, ioctl list */
 
     for (i = 0; i < sbx_sc_n_newer; i++)
-        n_refused += sbx_sc_newer[i].refused != 0;
+        n_refused += sbx_sc_newer_refused(&sbx_sc_newer[i], variant) != 0;
     nat = 3;
-    cmp = nat + 2 + (a->native_passthru != 0);
-    common = cmp + 1 + (a->compat_passthru != 0);
-    eperm_at = common + n_refused + 3;
+    cmp = nat + 2 + (a->native_passthru != 0) + (all ? 1 : 0);
+    common = cmp + 1 + (a->compat_passthru != 0) + (all ? 1 : 0);
+    eperm_at = common + n_refused + (all ? 3 : 1);
     enosys_at = eperm_at + 1;
-    pass = enosys_at + 1;
+    ioc = enosys_at + (all ? 1 : 0);
+    pass = ioc + (all ? 1 + sbx_sc_n_ro_ioctls + 1 : 0);
 
     emit(p, OP_LD_W_ABS, 0, 0, 4);
     emit(p, OP_JEQ_K, rel(1, nat), 0, a->audit_native);
@@ -277,29 +315,48 @@ static void guard(struct prog *p, int fam)
     emit(p, OP_LD_W_ABS, 0, 0, 0);
     if (a->native_passthru)
         emit(p, OP_JGE_K, rel(p->len, pass), 0, a->native_passthru);
+    if (all)
+        emit(p, OP_JEQ_K, rel(p->len, ioc), 0, a->ioctl_native);
     emit(p, OP_JMP_JA, 0, 0, (uint32_t)(common - p->len - 1));
     if (p->len != cmp)
         die("guard layout", EINVAL);
     emit(p, OP_LD_W_ABS, 0, 0, 0);
     if (a->compat_passthru)
         emit(p, OP_JGE_K, rel(p->len, pass), 0, a->compat_passthru);
+    if (all)
+        emit(p, OP_JEQ_K, rel(p->len, ioc), 0, a->ioctl_compat);
     if (p->len != common)
         die("guard layout", EINVAL);
     for (i = 0; i < sbx_sc_n_newer; i++)
-        if (sbx_sc_newer[i].refused) {
+        if (sbx_sc_newer_refused(&sbx_sc_newer[i], variant)) {
             at = p->len;
             emit(p, OP_JEQ_K, rel(at, eperm_at), 0, sbx_sc_newer[i].nr);
         }
-    /* -1 is how a tracer skips a syscall: keep the value it chose. */
-    at = p->len;
-    emit(p, OP_JEQ_K, rel(at, pass), 0, 0xffffffffu);
-    at = p->len;
-    emit(p, OP_JGT_K, rel(at, enosys_at), 0, sbx_sc_last_reviewed_nr);
+    if (all) {
+        /* -1 is how a tracer skips a syscall: keep the value it chose. */
+        at = p->len;
+        emit(p, OP_JEQ_K, rel(at, pass), 0, 0xffffffffu);
+        at = p->len;
+        emit(p, OP_JGT_K, rel(at, enosys_at), 0, sbx_sc_last_reviewed_nr);
+    }
     emit(p, OP_JMP_JA, 0, 0, (uint32_t)(pass - p->len - 1));
     if (p->len != eperm_at)
         die("guard layout", EINVAL);
     emit(p, OP_RET_K, 0, 0, RET_ERRNO(EPERM));
-    emit(p, OP_RET_K, 0, 0, RET_ERRNO(ENOSYS));
+    if (all)
+        emit(p, OP_RET_K, 0, 0, RET_ERRNO(ENOSYS));
+    if (p->len != ioc)
+        die("guard layout", EINVAL);
+    if (all) {
+        /* ioctl: the low half of the request (offsetof args[1], little endian),
+         * which is all the kernel reads; anything not listed is refused. */
+        emit(p, OP_LD_W_ABS, 0, 0, 24);
+        for (i = 0; i < sbx_sc_n_ro_ioctls; i++) {
+            at = p->len;
+            emit(p, OP_JEQ_K, rel(at, pass), 0, sbx_sc_ro_ioctls[i].request);
+        }
+        emit(p, OP_RET_K, 0, 0, RET_ERRNO(EPERM));
+    }
     if (p->len != pass)
         die("guard layout", EINVAL);
 }
@@ -312,8 +369,8 @@ static void build(struct prog *p, int fam, int variant, int tree)
     int rc;
 
     p->len = 0;
-    if (sbx_sc_variant_guarded(variant))
-        guard(p, fam);
+    if (sbx_sc_variant_has_guard(variant))
+        guard(p, fam, variant);
     if (!f)
         die("tmpfile", errno);
     rc = seccomp_export_bpf(ctx, fileno(f));
@@ -373,7 +430,7 @@ static size_t argsets_for(uint64_t sets[][6])
     for (i = 0; i < sbx_sc_n_rules; i++) {
         const struct sbx_sc_rule *r = &sbx_sc_rules[i];
         uint64_t v[3];
-        if (r->match != SBX_SC_ARG_MASKED)
+        if (r->match != SBX_SC_ARG_MASKED && r->match != SBX_SC_ARG_NE)
             continue;
         v[0] = r->value;
         v[1] = r->value ^ (r->mask & (0u - r->mask)); /* lowest mask bit flipped */
@@ -383,6 +440,8 @@ static size_t argsets_for(uint64_t sets[][6])
                 die("too many argument sets", E2BIG);
             memset(sets[n], 0, sizeof sets[n]);
             sets[n][r->arg] = v[k];
+            if (r->and_nonzero)
+                sets[n][r->and_nonzero - 1] = k == 0 ? 0x1000 : 0;
             n++;
         }
     }
@@ -515,6 +574,9 @@ int main(int argc, char **argv)
             printf("# preceded by the newer-syscall guard: EPERM for the refused syscalls "
                    "newer than libseccomp's table, ENOSYS above %lu\n",
                    (unsigned long)sbx_sc_last_reviewed_nr);
+        else if (sbx_sc_variant_has_guard(v))
+            printf("# preceded by the newer-syscall guard: EPERM for the refused syscalls "
+                   "newer than libseccomp's table\n");
         fflush(stdout);
         ctx = build_ctx(fam, v, 1);
         v = seccomp_export_pfc(ctx, 1);

@@ -50,12 +50,30 @@ int sbx_linux_prepare_resolved(const sbx_resolved *r, struct sbx_linux_plan *pla
     /* The filter is chosen first: it is the part that must never degrade. */
     rc = sbx_seccomp_select(r, &plan->bpf, &plan->bpf_len, err);
     if (rc == SANDBOX_OK)
+        rc = sbx_seccomp_select_userns(r, &plan->userns_bpf, &plan->userns_bpf_len, err);
+    if (rc == SANDBOX_OK)
         rc = sbx_landlock_prepare(r, &plan->ruleset_fd, &plan->landlock_flags, warning,
                                   warning_size, err);
     /* Root keeps DAC power but not kernel administration (docs/landlock.md). */
     plan->drop_caps = sbx_caps_drop_mask(r->filesystem, r->network);
+    /* uid 0 keeps what only checks the uid: /proc/sys, /sys, the disks. */
+    if (rc == SANDBOX_OK && sbx_rootfs_wanted(plan->drop_caps)) {
+        int can = sbx_rootfs_check(warning, warning_size, err);
+        if (can < 0)
+            rc = can;
+        else
+            plan->rootfs = can;
+    }
     if (rc == SANDBOX_OK)
         rc = sbx_mask_check(r, err);
+    if (rc == SANDBOX_OK && plan->bpf) {
+        struct rlimit core;
+        /* Apply cannot raise a hard limit of 0 to the 1 that stops pipe helpers. */
+        if (getrlimit(RLIMIT_CORE, &core) == 0 && core.rlim_max == 0)
+            sbx_warn(warning, warning_size,
+                     "the hard core-size limit is 0, which core_pattern pipe helpers ignore: "
+                     "a crash can still hand the command's memory to one; run with ulimit -Hc 1");
+    }
     /* Names created later: the guard, or a refusal to run without it. */
     if (rc == SANDBOX_OK)
         rc = sbx_guard_prepare(r, plan, err);
@@ -84,21 +102,41 @@ int sbx_linux_prepare(const sandbox_policy *policy, struct sbx_linux_plan *plan,
     return rc;
 }
 
+static int load_filter(const struct sbx_bpf_insn *bpf, unsigned short len)
+{
+    struct sock_fprog prog;
+    prog.len = len;
+    /* struct sbx_bpf_insn has struct sock_filter's exact layout. */
+    prog.filter = (struct sock_filter *)(void *)bpf;
+    return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
 static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno)
 {
-    const struct rlimit no_core = {0, 0};
-    *sys_errno = 0;
     /* No core dumps: a SIGSYS kill must not leave a core file in the project
      * or hand the command's memory to a core_pattern pipe handler running
-     * outside the sandbox. The hard limit too, so the command cannot undo it. */
+     * outside the sandbox. 1, not 0: the kernel skips pipe helpers only for
+     * a limit of exactly 1, and a file core needs a page; hard too, and the
+     * filters refuse setting RLIMIT_CORE, so the command cannot undo it. */
+    const struct rlimit no_core = {1, 1};
+    *sys_errno = 0;
     if (setrlimit(RLIMIT_CORE, &no_core) != 0) {
+        struct rlimit now;
+        /* Inside another sandbox (which refuses the call) or under a hard
+         * limit of 0 (prepare warned about it): what is there may do. */
         *sys_errno = errno;
-        return SBX_STEP_CORE;
+        if (getrlimit(RLIMIT_CORE, &now) != 0 || now.rlim_max > 1 || now.rlim_cur > 1)
+            return SBX_STEP_CORE;
+        *sys_errno = 0;
     }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         *sys_errno = errno;
         return SBX_STEP_NO_NEW_PRIVS;
     }
+    /* Root's namespace needs CAP_SYS_ADMIN (dropped next); the masks' user
+     * namespace, if any, nests inside it and inherits its read-only mounts. */
+    if (plan->rootfs && sbx_rootfs_apply(sys_errno) != 0)
+        return SBX_STEP_ROOTFS;
     if (plan->mask && sbx_mask_apply(plan->mask, sys_errno) != 0)
         return SBX_STEP_MASK;
     /* The masks already emptied every set and locked the securebits; a second
@@ -115,19 +153,19 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
         *sys_errno = errno;
         return SBX_STEP_LANDLOCK;
     }
+    /* Before the guard forks, so the guard holds it too: it never makes a
+     * namespace, and its own fork is no CLONE_NEWUSER. */
+    if (plan->userns_bpf && load_filter(plan->userns_bpf, plan->userns_bpf_len) != 0) {
+        *sys_errno = errno;
+        return SBX_STEP_SECCOMP;
+    }
     /* The guard forks here: both sides are masked, capability-less and in
      * the Landlock domain; only the command's side gets the filters. */
     if (plan->guard)
         return sbx_guard_start(plan, raw_fork, sys_errno);
-    if (plan->bpf) {
-        struct sock_fprog prog;
-        prog.len = plan->bpf_len;
-        /* struct sbx_bpf_insn has struct sock_filter's exact layout. */
-        prog.filter = (struct sock_filter *)(void *)plan->bpf;
-        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
-            *sys_errno = errno;
-            return SBX_STEP_SECCOMP;
-        }
+    if (plan->bpf && load_filter(plan->bpf, plan->bpf_len) != 0) {
+        *sys_errno = errno;
+        return SBX_STEP_SECCOMP;
     }
     return SBX_STEP_NONE;
 }
@@ -158,6 +196,16 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                                      "every further Landlock domain: run this one outside it)"
                         : e == E2BIG ? " (too many nested Landlock domains: at most 16)"
                                      : "");
+    case SBX_STEP_ROOTFS:
+        return sbx_fail(err, SANDBOX_E_SYSTEM, e,
+                        "cannot make /proc/sys and /sys read-only and narrow /dev for a root "
+                        "command: %s%s",
+                        strerror(e),
+                        e == EPERM ? " (a container or security policy refuses mount namespaces "
+                                     "or the mount API; run the command as a normal user)"
+                        : e == ENOSYS ? " (needs Linux 5.12+ for mount_setattr; run the command "
+                                        "as a normal user)"
+                                      : "");
     case SBX_STEP_CORE:
         return sbx_fail(err, SANDBOX_E_SYSTEM, e, "cannot switch core dumps off: %s",
                         strerror(e));
@@ -252,14 +300,18 @@ void sbx_backend_self_test(sandbox_report *rep)
     snprintf(rep->network.detail, sizeof rep->network.detail, "%s", sdetail);
     /* Said here too: without it root could rebuild a network through a tun device. */
     sbx_warn(rep->network.detail, sizeof rep->network.detail,
-             "a root command also loses kernel-administration capabilities (net_admin, sys_admin...; "
-             "--explain lists them)");
+             "root loses kernel-administration capabilities and gets read-only /proc/sys and "
+             "/sys (no core_pattern helper); loop and tun ioctls, the mount API and RLIMIT_CORE "
+             "changes are refused");
 
     abi = sbx_landlock_abi(&why);
-    rep->landlock_abi = abi;
+    rep->landlock_abi = abi < 0 ? 0 : abi;
     strcpy(rep->filesystem.mechanism, "landlock");
     rep->filesystem.available = abi > 0;
-    if (abi <= 0) {
+    if (abi < 0) {
+        snprintf(rep->filesystem.detail, sizeof rep->filesystem.detail,
+                 "%s; every confining mode exits 126 rather than run unconfined", why);
+    } else if (abi == 0) {
         snprintf(rep->filesystem.detail, sizeof rep->filesystem.detail,
                  "%s; --confine-fs runs commands unconfined with a warning", why);
     } else {
@@ -269,15 +321,25 @@ void sbx_backend_self_test(sandbox_report *rep)
             sbx_warn(rep->filesystem.detail, sizeof rep->filesystem.detail, "lacks %s",
                      landlock_abi_gains[i]);
         sbx_warn(rep->filesystem.detail, sizeof rep->filesystem.detail,
-                 "/dev narrowed to common devices, never block devices; root loses "
-                 "kernel-administration capabilities");
+                 "writable /dev narrowed to common devices; a root command sees no block "
+                 "device at all (private mount namespace)");
+    }
+    {
+        char disk[64];
+        int n = sbx_rootfs_readable_disks(disk, sizeof disk);
+        if (n > 0)
+            sbx_warn(rep->filesystem.detail, sizeof rep->filesystem.detail,
+                     "this non-root user can read %d block device%s (%s: the disk group?), "
+                     "and so every file on them, in every mode",
+                     n, n == 1 ? "" : "s", disk);
     }
 
     strcpy(rep->read_only.mechanism, "landlock+seccomp");
     rep->read_only.available = abi >= 6 && seccomp_ok;
     if (rep->read_only.available)
         snprintf(rep->read_only.detail, sizeof rep->read_only.detail,
-                 "kernel-enforced (Landlock ABI %d, seccomp, no capabilities)", abi);
+                 "kernel-enforced (Landlock ABI %d, seccomp, no capabilities, no new user "
+                 "namespaces)", abi);
     else
         snprintf(rep->read_only.detail, sizeof rep->read_only.detail,
                  "not kernel-enforced here (needs Landlock ABI 6, Linux 6.12+, and seccomp; "

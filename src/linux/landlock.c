@@ -38,8 +38,17 @@ int sbx_landlock_abi(const char **why)
         *why = "Landlock is disabled at boot (add landlock to the lsm= kernel parameter)";
         break;
     default:
-        *why = "the Landlock ABI version cannot be read";
-        break;
+        /* Landlock may well be there: a container's seccomp profile (EPERM)
+         * or a failing kernel (ENOMEM) hides it, which is no reason to run
+         * unconfined. */
+        {
+            int e = errno;
+            *why = e == EPERM ? "landlock_create_ruleset was refused with EPERM (a container or "
+                                "seccomp profile forbids it; allow landlock_create_ruleset, "
+                                "landlock_add_rule and landlock_restrict_self)"
+                              : "the Landlock ABI version cannot be read";
+            return e > 0 ? -e : -EINVAL;
+        }
     }
     return 0;
 }
@@ -302,6 +311,11 @@ int sbx_landlock_prepare(const sbx_resolved *r, int *ruleset_fd, uint32_t *restr
     if (r->filesystem == SANDBOX_FS_UNRESTRICTED && r->network != SANDBOX_NETWORK_DENY)
         return SANDBOX_OK;
     abi = sbx_landlock_abi(&why);
+    /* Fail closed: only ENOSYS and EOPNOTSUPP mean "no Landlock here". */
+    if (abi < 0)
+        return sbx_fail(err, SANDBOX_E_SYSTEM, -abi,
+                        "cannot probe Landlock: %s: %s; the command was not run", strerror(-abi),
+                        why);
     rc = sbx_landlock_plan_build(r, abi, why, &plan, warning, warning_size, err);
     if (rc != SANDBOX_OK)
         return rc;

@@ -29,6 +29,9 @@ struct sbx_linux_plan {
     struct sbx_guard *guard;        /* the creation guard (guard.c), NULL when off */
     const struct sbx_bpf_insn *guard_bpf; /* its program (create-notify) */
     unsigned short guard_bpf_len;
+    const struct sbx_bpf_insn *userns_bpf; /* no-userns, stacked; NULL when not asked */
+    unsigned short userns_bpf_len;
+    int rootfs; /* 1: root's private mount namespace (rootfs.c) */
 };
 
 /* The steps of apply, in order. Reported (with errno) when one fails. */
@@ -40,7 +43,8 @@ enum sbx_step {
     SBX_STEP_SECCOMP = 4,
     SBX_STEP_MASK = 5, /* protected paths: namespace, masks, caps, Landlock lock */
     SBX_STEP_CORE = 6, /* done first: core dumps off (RLIMIT_CORE 0) */
-    SBX_STEP_GUARD = 7 /* the creation guard: fork, notify filter, listener */
+    SBX_STEP_GUARD = 7, /* the creation guard: fork, notify filter, listener */
+    SBX_STEP_ROOTFS = 8 /* root: read-only /proc/sys and /sys, a narrowed /dev */
 };
 
 /* Build the plan. On success the caller owns plan->ruleset_fd (release with
@@ -79,10 +83,33 @@ int sbx_seccomp_select(const sbx_resolved *r, const struct sbx_bpf_insn **bpf, u
  * filters with SECCOMP_RET_KILL_PROCESS; detail says why not. Installs nothing. */
 int sbx_seccomp_available(char *detail, size_t detail_size);
 
+/* The no-userns program when the policy refuses user namespaces outside
+ * read-only mode (whose own program refuses them); NULL otherwise. */
+int sbx_seccomp_select_userns(const sbx_resolved *r, const struct sbx_bpf_insn **bpf,
+                              unsigned short *len, sandbox_error *err);
+
+/* ---- root's mount namespace (src/linux/rootfs.c) ---- */
+
+/* 1 when the command keeps uid 0 in a confining mode (caps are dropped). */
+int sbx_rootfs_wanted(uint64_t drop_caps);
+/* Whether this process can build the namespace: 1 yes; 0 no, but /proc/sys
+ * and /sys are read-only already (a warning says /dev is not narrowed);
+ * SANDBOX_E_UNSUPPORTED (negative) when neither. */
+int sbx_rootfs_check(char *warning, size_t warning_size, sandbox_error *err);
+/* Enter the namespace and narrow it. Async-signal-safe. 0, or -1 with
+ * *sys_errno set. */
+int sbx_rootfs_apply(int *sys_errno);
+/* For the self-test: how many block devices in /dev a non-root caller can
+ * open for reading (the disk group), the first one's path in `first`. 0 for
+ * root, whose commands never see them. */
+int sbx_rootfs_readable_disks(char *first, size_t first_size);
+
 /* ---- Landlock (src/linux/landlock.c) ---- */
 
-/* The ABI version of the running kernel's Landlock, 0 when absent; *why says
- * why it is absent (for warnings and self-test). */
+/* The ABI version of the running kernel's Landlock, 0 when absent (ENOSYS,
+ * EOPNOTSUPP), or a negative errno when the probe failed for another reason
+ * (a seccomp profile's EPERM, ENOMEM): confining callers fail closed then,
+ * never degrade. *why says why it is absent (for warnings and self-test). */
 int sbx_landlock_abi(const char **why);
 /* Create and fill the ruleset for the policy. *ruleset_fd is -1 when no
  * Landlock layer is needed, or (confined mode only) when the kernel has none:

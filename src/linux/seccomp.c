@@ -46,6 +46,27 @@ int sbx_seccomp_select(const sbx_resolved *r, const struct sbx_bpf_insn **bpf, u
     return SANDBOX_OK;
 }
 
+int sbx_seccomp_select_userns(const sbx_resolved *r, const struct sbx_bpf_insn **bpf,
+                              unsigned short *len, sandbox_error *err)
+{
+    const struct sbx_sc_program *p = NULL;
+
+    *bpf = NULL;
+    *len = 0;
+    if (!r->deny_userns || r->filesystem == SANDBOX_FS_READ_ONLY)
+        return SANDBOX_OK;
+#ifdef SBX_SC_HOST_FAMILY
+    p = sbx_sc_find(SBX_SC_HOST_FAMILY, SBX_SC_V_NO_USERNS);
+#endif
+    if (!p)
+        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0,
+                        "no seccomp program is built for this CPU architecture (only x86_64 "
+                        "and aarch64 are supported): the command was not run");
+    *bpf = p->insns;
+    *len = p->len;
+    return SANDBOX_OK;
+}
+
 int sbx_seccomp_available(char *detail, size_t detail_size)
 {
 #ifdef SBX_SC_HOST_FAMILY

@@ -40,6 +40,16 @@ const struct sbx_sc_family_set sbx_sc_inet_families = {
 #define SBX_O_TRUNC 0x200u /* 01000 on x86 and arm */
 #define SBX_SYS_SOCKET 1u  /* socketcall's first argument for socket() */
 #define SBX_O_CREAT 0x40u  /* 0100 on x86 and arm */
+/* linux/loop.h: LOOP_* are 0x4C00-0x4C0A, LOOP_CTL_* 0x4C80-0x4C82, no size
+ * or direction bits; the mask takes the whole 'L' 0x00-0xff block. */
+#define SBX_LOOP_IOC_MASK 0xffffff00u
+#define SBX_LOOP_IOC 0x4c00u
+#define SBX_TUNSETIFF 0x400454cau   /* _IOW('T', 202, int) */
+#define SBX_TUNSETQUEUE 0x400454d9u /* _IOW('T', 217, int) */
+#define SBX_RLIMIT_CORE 4u
+#define SBX_CLONE_NEWUSER 0x10000000u
+#define SBX_PRIO_PROCESS 0u
+#define SBX_IOPRIO_WHO_PROCESS 1u
 
 #define NET SBX_SC_NET
 #define NOSOCK SBX_SC_NOSOCK
@@ -47,29 +57,37 @@ const struct sbx_sc_family_set sbx_sc_inet_families = {
 #define RO SBX_SC_RO
 #define TTY SBX_SC_TTY
 #define CREATE SBX_SC_CREATE
+#define KERNEL SBX_SC_KERNEL
+#define USERNS SBX_SC_USERNS
 
-#define ALWAYS(g, name, act, why) {g, SBX_SC_ABI_ALL, name, SBX_SC_ALWAYS, 0, 0, 0, NULL, act, "", why}
+#define ALWAYS(g, name, act, why)                                                                  \
+    {g, SBX_SC_ABI_ALL, name, SBX_SC_ALWAYS, 0, 0, 0, NULL, act, "", why, 0}
 #define MASKED(g, name, argn, m, v, act, what, why)                                              \
-    {g, SBX_SC_ABI_ALL, name, SBX_SC_ARG_MASKED, argn, m, v, NULL, act, what, why}
+    {g, SBX_SC_ABI_ALL, name, SBX_SC_ARG_MASKED, argn, m, v, NULL, act, what, why, 0}
+/* arg `argn` is not `v`: "not the caller itself" when v is 0 */
+#define NOT(g, name, argn, v, what, why)                                                           \
+    {g, SBX_SC_ABI_ALL, name, SBX_SC_ARG_NE, argn, 0, v, NULL, SBX_SC_EPERM, what, why, 0}
 
 /* Order matters only for reading: the generator gives each rule its own
- * condition, and no two rules with different actions can match one call. */
+ * condition, and no two rules with different actions can match one call,
+ * but one: read-only's prlimit64 of another pid's RLIMIT_CORE, EPERM or
+ * no-op, both of which change nothing (the unit test pins the no-op). */
 const struct sbx_sc_rule sbx_sc_rules[] = {
     /* -- network deny -- */
     {NET, SBX_SC_ABI_ALL, "socket", SBX_SC_FAMILY_NOT_IN, 0, 0, 0, &sbx_sc_local_families, SBX_SC_DENY_NET,
      "domain is not a local family",
      "only local families may be created; every other value, future families included, "
-     "is refused"},
+     "is refused", 0},
     /* read-only: not even a local socket, and the internet still kills */
     {NOSOCK, SBX_SC_ABI_DIRECT_SOCKET, "socket", SBX_SC_FAMILY_IN, 0, 0, 0,
      &sbx_sc_inet_families, SBX_SC_DENY_NET, "domain is AF_INET or AF_INET6",
-     "the internet is refused as under --no-network"},
+     "the internet is refused as under --no-network", 0},
     {NOSOCK, SBX_SC_ABI_MUX_SOCKET, "socket", SBX_SC_ALWAYS, 0, 0, 0, NULL, SBX_SC_DENY_NET,
      "the ABI is i386, whatever the domain",
      "libseccomp gives socket() and socketcall(SYS_SOCKET) one action on i386, so the "
-     "stricter one applies to every family"},
+     "stricter one applies to every family", 0},
     {NOSOCK, SBX_SC_ABI_DIRECT_SOCKET, "socket", SBX_SC_FAMILY_NOT_IN, 0, 0, 0, &sbx_sc_inet_families, SBX_SC_EPERM,
-     "domain is any other family", "read-only mode allows no socket at all"},
+     "domain is any other family", "read-only mode allows no socket at all", 0},
     /* i386 socketcall(SYS_SOCKET, args): the family is in memory a filter cannot
      * read, so the whole call is refused. Modern 32-bit libcs use socket(2). */
     MASKED(NET | NOSOCK, "socketcall", 0, 0xffffffffu, SBX_SYS_SOCKET, SBX_SC_DENY_NET,
@@ -169,14 +187,81 @@ const struct sbx_sc_rule sbx_sc_rules[] = {
     ALWAYS(RO, "mq_timedreceive_time64", SBX_SC_EPERM, "POSIX message queues, 32-bit ABI"),
     ALWAYS(RO, "mq_notify", SBX_SC_EPERM, "POSIX message queues"),
     ALWAYS(RO, "mq_getsetattr", SBX_SC_EPERM, "POSIX message queues"),
-    ALWAYS(RO, "add_key", SBX_SC_EPERM, "the kernel keyring is shared state"),
-    ALWAYS(RO, "request_key", SBX_SC_EPERM, "the kernel keyring is shared state"),
-    ALWAYS(RO, "keyctl", SBX_SC_EPERM, "the kernel keyring is shared state"),
     /* -- read-only: kernel attack surface nothing read-only needs -- */
     ALWAYS(RO, "bpf", SBX_SC_EPERM, "loads programs into the kernel"),
     ALWAYS(RO, "perf_event_open", SBX_SC_EPERM, "observes other processes and the kernel"),
     ALWAYS(RO, "userfaultfd", SBX_SC_EPERM, "a classic exploit primitive"),
     ALWAYS(RO, "personality", SBX_SC_EPERM, "READ_IMPLIES_EXEC and layout changes"),
+
+    /* -- read-only: no effect on a process outside. 0 is the caller itself;
+     * any other target, its own threads included, is refused, because a
+     * filter cannot tell its own pid from an outside one -- */
+    NOT(RO, "prlimit64", 0, 0, "pid is not 0 (the caller)",
+        "a CPU or memory limit on an outside process kills it"),
+    NOT(RO, "setpriority", 0, SBX_PRIO_PROCESS, "which is not PRIO_PROCESS",
+        "a process group or a whole user's processes reach outside"),
+    NOT(RO, "setpriority", 1, 0, "who is not 0 (the caller)", "renice of an outside process"),
+    NOT(RO, "sched_setaffinity", 0, 0, "pid is not 0 (the caller)",
+        "taskset of an outside process"),
+    NOT(RO, "sched_setscheduler", 0, 0, "pid is not 0 (the caller)",
+        "chrt of an outside process"),
+    NOT(RO, "sched_setparam", 0, 0, "pid is not 0 (the caller)",
+        "scheduling priority of an outside process"),
+    NOT(RO, "sched_setattr", 0, 0, "pid is not 0 (the caller)",
+        "scheduling policy of an outside process"),
+    NOT(RO, "ioprio_set", 0, SBX_IOPRIO_WHO_PROCESS, "which is not IOPRIO_WHO_PROCESS",
+        "a process group or a whole user's processes reach outside"),
+    NOT(RO, "ioprio_set", 1, 0, "who is not 0 (the caller)", "ionice of an outside process"),
+    NOT(RO, "migrate_pages", 0, 0, "pid is not 0 (the caller)",
+        "moves an outside process's memory between NUMA nodes"),
+    NOT(RO, "move_pages", 0, 0, "pid is not 0 (the caller)",
+        "moves an outside process's memory between NUMA nodes"),
+
+    /* -- confined filesystem and read-only: the keyrings outlive the command
+     * and hold other programs' secrets (a Kerberos KEYRING ccache) -- */
+    ALWAYS(FS, "add_key", SBX_SC_EPERM, "the user's keyrings are shared, persistent state"),
+    ALWAYS(FS, "request_key", SBX_SC_EPERM, "the user's keyrings are shared, persistent state"),
+    ALWAYS(FS, "keyctl", SBX_SC_EPERM, "the user's keyrings are shared, persistent state"),
+
+    /* -- every confining mode: kernel surfaces no command needs -- */
+    MASKED(KERNEL, "ioctl", 1, SBX_LOOP_IOC_MASK, SBX_LOOP_IOC, SBX_SC_EPERM,
+           "request is 0x4C00-0x4CFF (LOOP_*, LOOP_CTL_*)",
+           "rebinds a loop device under a mounted filesystem, or makes new ones"),
+    MASKED(KERNEL, "ioctl", 1, 0xffffffffu, SBX_TUNSETIFF, SBX_SC_EPERM, "request is TUNSETIFF",
+           "attaches to a tun/tap device: raw IP without socket(2)"),
+    MASKED(KERNEL, "ioctl", 1, 0xffffffffu, SBX_TUNSETQUEUE, SBX_SC_EPERM,
+           "request is TUNSETQUEUE", "attaches a queue of a multi-queue tun/tap device"),
+    /* the mount API: detached mounts are trees no path check has seen */
+    ALWAYS(KERNEL, "open_tree", SBX_SC_EPERM, "clones a mount tree into a descriptor"),
+    ALWAYS(KERNEL, "move_mount", SBX_SC_EPERM, "attaches a detached mount"),
+    ALWAYS(KERNEL, "fsopen", SBX_SC_EPERM, "creates a filesystem context"),
+    ALWAYS(KERNEL, "fsconfig", SBX_SC_EPERM, "configures a filesystem context"),
+    ALWAYS(KERNEL, "fsmount", SBX_SC_EPERM, "turns a filesystem context into a mount"),
+    ALWAYS(KERNEL, "fspick", SBX_SC_EPERM, "reconfigures an existing mount"),
+    ALWAYS(KERNEL, "mount_setattr", SBX_SC_EPERM, "changes mount flags and id mappings"),
+    /* RLIMIT_CORE is 1 (see src/linux/backend.c): the one value that stops
+     * core_pattern pipe helpers too, so the command may not change it. A
+     * no-op rather than EPERM: ASan and many daemons set 0 at start and die
+     * or complain when that fails, and 1 already gives what they ask for. */
+    MASKED(KERNEL, "setrlimit", 0, 0xffffffffu, SBX_RLIMIT_CORE, SBX_SC_NOOP,
+           "resource is RLIMIT_CORE", "a limit of 0 would hand cores to a pipe helper"),
+    {KERNEL, SBX_SC_ABI_ALL, "prlimit64", SBX_SC_ARG_MASKED, 1, 0xffffffffu, SBX_RLIMIT_CORE,
+     NULL, SBX_SC_NOOP, "resource is RLIMIT_CORE and a new limit is given",
+     "a limit of 0 would hand cores to a pipe helper", 3},
+
+    /* -- read-only, or the policy switch: no new user namespace. Most kernel
+     * privilege escalations start in one; clone3's flags are in memory, so
+     * it gets ENOSYS and libcs fall back to clone -- */
+    MASKED(USERNS, "unshare", 0, SBX_CLONE_NEWUSER, SBX_CLONE_NEWUSER, SBX_SC_EPERM,
+           "flags have CLONE_NEWUSER", "a new user namespace"),
+    MASKED(USERNS, "clone", 0, SBX_CLONE_NEWUSER, SBX_CLONE_NEWUSER, SBX_SC_EPERM,
+           "flags have CLONE_NEWUSER", "a child in a new user namespace"),
+    ALWAYS(USERNS, "clone3", SBX_SC_ENOSYS, "its flags are in memory; ENOSYS makes libcs fall "
+                                            "back to clone"),
+    MASKED(USERNS, "setns", 1, SBX_CLONE_NEWUSER, SBX_CLONE_NEWUSER, SBX_SC_EPERM,
+           "nstype has CLONE_NEWUSER", "joins an existing user namespace"),
+    MASKED(USERNS, "setns", 1, 0xffffffffu, 0, SBX_SC_EPERM, "nstype is 0 (any)",
+           "could be a user namespace"),
 
     /* -- every mode: terminal input injection -- */
     MASKED(TTY, "ioctl", 1, 0xffffffffu, SBX_TIOCSTI, SBX_SC_EPERM, "request is TIOCSTI",
@@ -217,18 +302,60 @@ const size_t sbx_sc_n_rules = sizeof sbx_sc_rules / sizeof sbx_sc_rules[0];
 const struct sbx_sc_newer sbx_sc_newer[] = {
     {457, "statmount", 0},       {458, "listmount", 0},     {459, "lsm_get_self_attr", 0},
     {460, "lsm_set_self_attr", 0}, {461, "lsm_list_modules", 0}, {462, "mseal", 0},
-    {463, "setxattrat", 1},      {464, "getxattrat", 0},    {465, "listxattrat", 0},
-    {466, "removexattrat", 1},   {467, "open_tree_attr", 1}, {468, "file_getattr", 0},
-    {469, "file_setattr", 1},    {470, "listns", 0},
+    {463, "setxattrat", RO},     {464, "getxattrat", 0},    {465, "listxattrat", 0},
+    {466, "removexattrat", RO},  {467, "open_tree_attr", KERNEL}, {468, "file_getattr", 0},
+    {469, "file_setattr", RO},   {470, "listns", 0},
 };
 const size_t sbx_sc_n_newer = sizeof sbx_sc_newer / sizeof sbx_sc_newer[0];
+
+/* Read-only mode's ioctls. A request changes state only on the descriptor it
+ * is given, and a read-only command can open nothing for writing but the
+ * discard devices and its own terminal, so these are the terminal's, the
+ * descriptor's own flags, and queries. Numbers as on x86 and the generic ABI
+ * (the same); a 32-bit program's FS_IOC32_* are listed with them. */
+const struct sbx_sc_ioctl sbx_sc_ro_ioctls[] = {
+    {0x5401u, "TCGETS", "reads the terminal's modes"},
+    {0x5402u, "TCSETS", "modes of the command's own terminal (less, vim); the shell resets them"},
+    {0x5403u, "TCSETSW", "as TCSETS, after output drains"},
+    {0x5404u, "TCSETSF", "as TCSETS, input flushed"},
+    {0x802c542au, "TCGETS2", "reads the terminal's modes (termios2)"},
+    {0x402c542bu, "TCSETS2", "as TCSETS (termios2)"},
+    {0x402c542cu, "TCSETSW2", "as TCSETSW (termios2)"},
+    {0x402c542du, "TCSETSF2", "as TCSETSF (termios2)"},
+    {0x5409u, "TCSBRK", "tcdrain: waits for output"},
+    {0x540au, "TCXONC", "flow control of the command's own output"},
+    {0x540bu, "TCFLSH", "discards unread input of its own terminal"},
+    {0x540fu, "TIOCGPGRP", "job control query"},
+    {0x5410u, "TIOCSPGRP", "job control of an interactive shell, within its own session"},
+    {0x5411u, "TIOCOUTQ", "queue size query"},
+    {0x5413u, "TIOCGWINSZ", "window size query"},
+    {0x5415u, "TIOCMGET", "modem line query"},
+    {0x541bu, "FIONREAD", "bytes ready to read"},
+    {0x5421u, "FIONBIO", "non-blocking flag of the descriptor"},
+    {0x5424u, "TIOCGETD", "line discipline query"},
+    {0x5429u, "TIOCGSID", "session query"},
+    {0x5450u, "FIONCLEX", "close-on-exec flag of the descriptor"},
+    {0x5451u, "FIOCLEX", "close-on-exec flag of the descriptor"},
+    {0x5460u, "FIOQSIZE", "size query"},
+    {0x00000002u, "FIGETBSZ", "block size query"},
+    {0x80086601u, "FS_IOC_GETFLAGS", "lsattr"},
+    {0x80046601u, "FS_IOC32_GETFLAGS", "lsattr from 32-bit programs"},
+    {0x80087601u, "FS_IOC_GETVERSION", "inode generation query"},
+    {0x80047601u, "FS_IOC32_GETVERSION", "inode generation query, 32-bit"},
+    {0x801c581fu, "FS_IOC_FSGETXATTR", "xfs-style flags query"},
+    {0xc020660bu, "FS_IOC_FIEMAP", "extent map query (cp --sparse, filefrag)"},
+    {0x81009431u, "FS_IOC_GETFSLABEL", "filesystem label query"},
+    {0x80111500u, "FS_IOC_GETFSUUID", "filesystem UUID query"},
+    {0x80045200u, "RNDGETENTCNT", "entropy count query"},
+};
+const size_t sbx_sc_n_ro_ioctls = sizeof sbx_sc_ro_ioctls / sizeof sbx_sc_ro_ioctls[0];
 const uint32_t sbx_sc_last_reviewed_nr = 470;
 
 const struct sbx_sc_archfam_info sbx_sc_archfams[SBX_SC_N_ARCHFAMS] = {
     /* x32 numbers (bit 30) go on to libseccomp's program, which kills them. */
-    {"x86_64", "x86_64", "x86", 0xc000003eu, 0x40000003u, 0x40000000u, 0},
+    {"x86_64", "x86_64", "x86", 0xc000003eu, 0x40000003u, 0x40000000u, 0, 16, 54},
     /* ARM private syscalls (set_tls, cacheflush) live at 0x0f0000 and up. */
-    {"aarch64", "aarch64", "arm", 0xc00000b7u, 0x40000028u, 0, 0x0f0000u},
+    {"aarch64", "aarch64", "arm", 0xc00000b7u, 0x40000028u, 0, 0x0f0000u, 29, 54},
 };
 
 /* ---- variants ---- */
@@ -239,14 +366,16 @@ static const struct {
     int eperm;
     int guarded;
 } variants[SBX_SC_N_VARIANTS] = {
-    [SBX_SC_V_CONFINED] = {"confined", FS | TTY, 0, 0},
-    [SBX_SC_V_NET] = {"net", NET | TTY, 0, 0},
-    [SBX_SC_V_NET_EPERM] = {"net-eperm", NET | TTY, 1, 0},
-    [SBX_SC_V_NET_CONFINED] = {"net-confined", NET | FS | TTY, 0, 0},
-    [SBX_SC_V_NET_CONFINED_EPERM] = {"net-confined-eperm", NET | FS | TTY, 1, 0},
-    [SBX_SC_V_READ_ONLY] = {"read-only", RO | NOSOCK | FS | TTY, 0, 1},
-    [SBX_SC_V_READ_ONLY_EPERM] = {"read-only-eperm", RO | NOSOCK | FS | TTY, 1, 1},
+    [SBX_SC_V_CONFINED] = {"confined", FS | TTY | KERNEL, 0, 0},
+    [SBX_SC_V_NET] = {"net", NET | TTY | KERNEL, 0, 0},
+    [SBX_SC_V_NET_EPERM] = {"net-eperm", NET | TTY | KERNEL, 1, 0},
+    [SBX_SC_V_NET_CONFINED] = {"net-confined", NET | FS | TTY | KERNEL, 0, 0},
+    [SBX_SC_V_NET_CONFINED_EPERM] = {"net-confined-eperm", NET | FS | TTY | KERNEL, 1, 0},
+    [SBX_SC_V_READ_ONLY] = {"read-only", RO | NOSOCK | FS | TTY | KERNEL | USERNS, 0, 1},
+    [SBX_SC_V_READ_ONLY_EPERM] = {"read-only-eperm", RO | NOSOCK | FS | TTY | KERNEL | USERNS,
+                                  1, 1},
     [SBX_SC_V_CREATE_NOTIFY] = {"create-notify", CREATE, 0, 0},
+    [SBX_SC_V_NO_USERNS] = {"no-userns", USERNS, 0, 0},
 };
 
 unsigned sbx_sc_variant_groups(int v)
@@ -262,6 +391,22 @@ int sbx_sc_variant_eperm(int v)
 int sbx_sc_variant_guarded(int v)
 {
     return v >= 0 && v < SBX_SC_N_VARIANTS && variants[v].guarded;
+}
+
+int sbx_sc_newer_refused(const struct sbx_sc_newer *n, int v)
+{
+    return (n->refused_in & sbx_sc_variant_groups(v)) != 0;
+}
+
+int sbx_sc_variant_has_guard(int v)
+{
+    size_t i;
+    if (sbx_sc_variant_guarded(v))
+        return 1;
+    for (i = 0; i < sbx_sc_n_newer; i++)
+        if (sbx_sc_newer_refused(&sbx_sc_newer[i], v))
+            return 1;
+    return 0;
 }
 
 const char *sbx_sc_variant_name(int v)
@@ -322,6 +467,10 @@ static const char *group_name(unsigned g)
         return "read-only";
     case SBX_SC_CREATE:
         return "creation-guard";
+    case SBX_SC_KERNEL:
+        return "kernel";
+    case SBX_SC_USERNS:
+        return "no-user-namespaces";
     default:
         return "terminal";
     }
@@ -338,6 +487,8 @@ static const char *action_name(int action, int eperm)
         return "EACCES";
     case SBX_SC_NOTIFY:
         return "notify-guard";
+    case SBX_SC_NOOP:
+        return "no-op";
     default:
         return "ENOSYS";
     }
@@ -382,9 +533,18 @@ static void explain_rule_json(sbx_buf *out, const struct sbx_sc_rule *rule, int 
                                                          : "{\"domain_not_in\":[");
         add_families(out, rule->families, 1);
         sbx_buf_add(out, "]}");
-    } else if (rule->match == SBX_SC_ARG_MASKED) {
-        sbx_buf_printf(out, "{\"arg\":%u,\"mask\":%lu,\"value\":%lu,\"text\":", rule->arg,
-                       (unsigned long)rule->mask, (unsigned long)rule->value);
+    } else if (rule->match == SBX_SC_ARG_MASKED || rule->match == SBX_SC_ARG_NE) {
+        if (rule->match == SBX_SC_ARG_NE)
+            sbx_buf_printf(out, "{\"arg\":%u,\"not\":%lu,\"text\":", rule->arg,
+                           (unsigned long)rule->value);
+        else if (rule->and_nonzero)
+            sbx_buf_printf(out, "{\"arg\":%u,\"mask\":%lu,\"value\":%lu,\"nonzero_arg\":%d,"
+                                "\"text\":",
+                           rule->arg, (unsigned long)rule->mask, (unsigned long)rule->value,
+                           rule->and_nonzero - 1);
+        else
+            sbx_buf_printf(out, "{\"arg\":%u,\"mask\":%lu,\"value\":%lu,\"text\":", rule->arg,
+                           (unsigned long)rule->mask, (unsigned long)rule->value);
         sbx_buf_json_str(out, rule->what);
         sbx_buf_add(out, "}");
     } else {
@@ -395,30 +555,49 @@ static void explain_rule_json(sbx_buf *out, const struct sbx_sc_rule *rule, int 
     sbx_buf_add(out, "}");
 }
 
-static void explain_newer(sbx_buf *out, int json)
+static void explain_newer(sbx_buf *out, int v, int json)
 {
     size_t i;
-    int first = 1;
+    int first = 1, guarded = sbx_sc_variant_guarded(v);
     if (json) {
         sbx_buf_printf(out, ",\"newer_syscalls\":{\"last_reviewed\":%lu,\"eperm\":[",
                        (unsigned long)sbx_sc_last_reviewed_nr);
         for (i = 0; i < sbx_sc_n_newer; i++) {
-            if (!sbx_sc_newer[i].refused)
+            if (!sbx_sc_newer_refused(&sbx_sc_newer[i], v))
                 continue;
             if (!first)
                 sbx_buf_add(out, ",");
             first = 0;
             sbx_buf_json_str(out, sbx_sc_newer[i].name);
         }
-        sbx_buf_add(out, "],\"above_last_reviewed\":\"ENOSYS\"}");
+        sbx_buf_printf(out, "],\"above_last_reviewed\":\"%s\"}", guarded ? "ENOSYS" : "allow");
         return;
     }
     sbx_buf_add(out, "    newer than libseccomp's table: EPERM for");
     for (i = 0; i < sbx_sc_n_newer; i++)
-        if (sbx_sc_newer[i].refused)
+        if (sbx_sc_newer_refused(&sbx_sc_newer[i], v))
             sbx_buf_printf(out, " %s", sbx_sc_newer[i].name);
-    sbx_buf_printf(out, "; ENOSYS for every syscall above %lu (the last one reviewed)\n",
-                   (unsigned long)sbx_sc_last_reviewed_nr);
+    if (guarded)
+        sbx_buf_printf(out, "; ENOSYS for every syscall above %lu (the last one reviewed)\n",
+                       (unsigned long)sbx_sc_last_reviewed_nr);
+    else
+        sbx_buf_add(out, "\n");
+}
+
+static void explain_ioctls(sbx_buf *out, int json)
+{
+    size_t i;
+    sbx_buf_add(out, json ? ",\"ioctl_allowlist\":[" : "    ioctl: EPERM for every request but");
+    for (i = 0; i < sbx_sc_n_ro_ioctls; i++) {
+        if (json) {
+            if (i)
+                sbx_buf_add(out, ",");
+            sbx_buf_json_str(out, sbx_sc_ro_ioctls[i].name);
+        } else {
+            sbx_buf_printf(out, " %s", sbx_sc_ro_ioctls[i].name);
+        }
+    }
+    sbx_buf_add(out, json ? "]" : " (terminal, descriptor flags, queries)\n");
 }
 
 static void explain_groups(sbx_buf *out, int v, int json)
@@ -427,7 +606,7 @@ static void explain_groups(sbx_buf *out, int v, int json)
     int eperm = sbx_sc_variant_eperm(v), first = 1;
     size_t i;
 
-    for (g = 1; g <= SBX_SC_CREATE; g <<= 1) {
+    for (g = 1; g <= SBX_SC_LAST_GROUP; g <<= 1) {
         int first_rule = 1;
         if (!(groups & g))
             continue;
@@ -485,8 +664,10 @@ void sbx_seccomp_explain(const sbx_resolved *r, int json, sbx_buf *out)
     explain_groups(out, v, json);
     if (json)
         sbx_buf_add(out, "]");
+    if (sbx_sc_variant_has_guard(v))
+        explain_newer(out, v, json);
     if (sbx_sc_variant_guarded(v))
-        explain_newer(out, json);
+        explain_ioctls(out, json);
     if (json)
         sbx_buf_add(out, "}");
 }

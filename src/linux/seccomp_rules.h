@@ -17,8 +17,11 @@ enum sbx_sc_group {
     SBX_SC_FS = 1u << 2,     /* confined fs: the truncation routes Landlock leaves open */
     SBX_SC_RO = 1u << 3,     /* read-only: metadata, IPC, keyring, ... */
     SBX_SC_TTY = 1u << 4,    /* every confining mode: terminal input injection */
-    SBX_SC_CREATE = 1u << 5  /* the creation guard's own program (src/linux/guard.c) */
+    SBX_SC_CREATE = 1u << 5, /* the creation guard's own program (src/linux/guard.c) */
+    SBX_SC_KERNEL = 1u << 6, /* every confining mode: loop, tun, mount API, core limit */
+    SBX_SC_USERNS = 1u << 7  /* no new user namespace: read-only, or the policy switch */
 };
+#define SBX_SC_LAST_GROUP SBX_SC_USERNS
 
 /* What a matching syscall gets. */
 enum sbx_sc_action {
@@ -26,7 +29,8 @@ enum sbx_sc_action {
     SBX_SC_EPERM,
     SBX_SC_EACCES,
     SBX_SC_ENOSYS,
-    SBX_SC_NOTIFY /* stops in the kernel until the creation guard answers */
+    SBX_SC_NOTIFY, /* stops in the kernel until the creation guard answers */
+    SBX_SC_NOOP    /* returns 0 without doing anything (SECCOMP_RET_ERRNO with 0) */
 };
 
 /* How a rule looks at the arguments. */
@@ -34,7 +38,8 @@ enum sbx_sc_match {
     SBX_SC_ALWAYS,        /* whatever the arguments */
     SBX_SC_ARG_MASKED,    /* (low 32 bits of arg & mask) == value */
     SBX_SC_FAMILY_IN,     /* socket domain (low 32 bits) is one of the set */
-    SBX_SC_FAMILY_NOT_IN  /* socket domain is any other value, 64 and above included */
+    SBX_SC_FAMILY_NOT_IN, /* socket domain is any other value, 64 and above included */
+    SBX_SC_ARG_NE         /* the whole 64-bit arg != value: junk above a 32-bit id refuses */
 };
 
 /* A set of socket families, with the reason each is in it. */
@@ -70,6 +75,8 @@ struct sbx_sc_rule {
     int action;          /* enum sbx_sc_action */
     const char *what;    /* the condition in words, for explain ("" = any arguments) */
     const char *why;     /* one line: why the rule exists */
+    int and_nonzero;     /* ARG_MASKED only: 1 + an argument that must also be non-zero
+                            for the rule to match (0: no second condition) */
 };
 
 extern const struct sbx_sc_rule sbx_sc_rules[];
@@ -79,16 +86,28 @@ extern const struct sbx_sc_family_set sbx_sc_inet_families;  /* killed even in r
 
 /* Syscalls newer than libseccomp's table. A hand-written guard placed before
  * the generated program decides them by number (the same on every supported
- * ABI from 424 on) in read-only mode; everything above the last one reviewed
- * gets ENOSYS, so a syscall the table does not know is refused, never allowed. */
+ * ABI from 424 on): EPERM in the variants holding one of `refused_in`'s
+ * groups; in read-only mode everything above the last one reviewed gets
+ * ENOSYS too, so a syscall the table does not know is refused, never allowed. */
 struct sbx_sc_newer {
     uint32_t nr;
     const char *name;
-    int refused; /* 1: EPERM in read-only; 0: allowed (reviewed as harmless) */
+    unsigned refused_in; /* groups whose variants refuse it; 0: allowed (reviewed) */
 };
 extern const struct sbx_sc_newer sbx_sc_newer[];
 extern const size_t sbx_sc_n_newer;
 extern const uint32_t sbx_sc_last_reviewed_nr;
+
+/* Read-only mode's ioctl allowlist: the newer-syscall guard of the guarded
+ * variants compares the low 32 bits of the request (the kernel's `unsigned
+ * int cmd`) with these and answers every other request EPERM. */
+struct sbx_sc_ioctl {
+    uint32_t request;
+    const char *name;
+    const char *why; /* why it is harmless in read-only mode */
+};
+extern const struct sbx_sc_ioctl sbx_sc_ro_ioctls[];
+extern const size_t sbx_sc_n_ro_ioctls;
 
 /* Program variants, chosen from the resolved policy. */
 enum sbx_sc_variant {
@@ -103,14 +122,22 @@ enum sbx_sc_variant {
      * alone), loaded with a user-notification listener. Never chosen by
      * sbx_sc_variant_for. */
     SBX_SC_V_CREATE_NOTIFY,
+    /* No new user namespace: stacked on the main program when the policy
+     * asks for it outside read-only mode (which refuses them itself). */
+    SBX_SC_V_NO_USERNS,
     SBX_SC_N_VARIANTS
 };
 
 /* The groups of a variant, whether DENY_NET means EPERM, whether the
- * newer-syscall guard comes first, and its name ("net", "read-only-eperm"). */
+ * newer-syscall guard refuses every unreviewed number, whether a guard comes
+ * first at all (it also does for a refused newer syscall), and its name
+ * ("net", "read-only-eperm"). */
 unsigned sbx_sc_variant_groups(int variant);
 int sbx_sc_variant_eperm(int variant);
 int sbx_sc_variant_guarded(int variant);
+int sbx_sc_variant_has_guard(int variant);
+/* 1 when the newer syscall is refused in the variant. */
+int sbx_sc_newer_refused(const struct sbx_sc_newer *n, int variant);
 const char *sbx_sc_variant_name(int variant);
 
 /* Map a resolved policy to a variant. Returns the variant, -1 when no filter
@@ -132,6 +159,8 @@ struct sbx_sc_archfam_info {
     uint32_t audit_compat;
     uint32_t native_passthru; /* nr >= this skips the guard (x32 bit); 0: none */
     uint32_t compat_passthru; /* nr >= this skips the guard (ARM private); 0: none */
+    uint32_t ioctl_native;    /* ioctl's number on each ABI, for the allowlist */
+    uint32_t ioctl_compat;
 };
 extern const struct sbx_sc_archfam_info sbx_sc_archfams[SBX_SC_N_ARCHFAMS];
 

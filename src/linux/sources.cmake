@@ -12,6 +12,7 @@ set(SBX_LINUX_BACKEND_SOURCES
   ${PROJECT_SOURCE_DIR}/src/linux/landlock.c
   ${PROJECT_SOURCE_DIR}/src/linux/caps.c
   ${PROJECT_SOURCE_DIR}/src/linux/mask.c
+  ${PROJECT_SOURCE_DIR}/src/linux/rootfs.c
   ${PROJECT_SOURCE_DIR}/src/linux/spawn.c
   ${PROJECT_SOURCE_DIR}/src/linux/guard.c
 )

@@ -20,7 +20,7 @@ for m in "${ESC_MODES[@]}"; do
   expect_status 0 "the probe runs under $m" bash -c "ulimit -c unlimited; exec \"\$@\"" - \
     "$L" "$m" -- "$P/esc_attrs" show
   expect_output_has "nnp=1" "no_new_privs is set under $m"
-  expect_output_has "core=0/0" "core dumps are off, hard limit too, under $m"
+  expect_output_has "core=1/1" "core dumps are off (1 stops pipe helpers too), hard limit too, under $m"
 done
 
 # setuid: root makes a copy of the probe owned by nobody with the setuid bit.

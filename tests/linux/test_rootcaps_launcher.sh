@@ -225,11 +225,13 @@ else
 fi
 
 if [ -c /dev/net/tun ]; then
+  # Root's /dev has no tun node at all; TUNSETIFF itself is refused by
+  # number as well (tests/escape/test_surfaces.sh, on an inherited fd).
   expect_status 1 "--confine-fs: root cannot open /dev/net/tun O_RDWR" \
     "$L" --confine-fs -- /usr/bin/python3 -c "$py_open_rw" /dev/net/tun
-  expect_output_has "Permission denied" "--confine-fs: refused by Landlock (EACCES)"
+  expect_output_has "No such file or directory" "--confine-fs: root's /dev has no tun node"
   expect_status 1 "--no-network: TUNSETIFF is refused" "$L" --no-network -- /usr/bin/python3 -c "$py_tun"
-  expect_output_has "Operation not permitted" "--no-network: with EPERM (no cap_net_admin)"
+  expect_output_has "No such file or directory" "--no-network: root's /dev has no tun node"
   expect_status 0 "unconfined root opens /dev/net/tun and TUNSETIFF works" /usr/bin/python3 -c "$py_tun"
 else
   skip "/dev/net/tun is absent on this machine"

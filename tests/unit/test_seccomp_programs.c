@@ -25,6 +25,7 @@
 #define EACCES_ SIM_RET_ERRNO(13)
 #define ENOSYS_ SIM_RET_ERRNO(38)
 #define NOTIFY 0x7fc00000u /* SECCOMP_RET_USER_NOTIF */
+#define NOOP SIM_RET_ERRNO(0) /* returns 0, does nothing */
 #define NETDENY 0xfffffff0u /* kill, or EPERM in the *-eperm variants */
 
 /* Variant sets. */
@@ -40,6 +41,7 @@
 #define V_NOTFS V_NETONLY
 #define V_ALL (V_CONF | V_NET | V_RO)
 #define V_GUARD B(SBX_SC_V_CREATE_NOTIFY)
+#define V_USERNS B(SBX_SC_V_NO_USERNS)
 
 #define HI(x) ((uint64_t)(x) << 32)
 
@@ -206,14 +208,126 @@ static const struct sc_case x86_cases[] = {
     {"perf_event_open", V_RO, AUDIT_X86_64, 298, 0, 0, 0, EPERM_},
     {"userfaultfd", V_RO, AUDIT_X86_64, 323, 0, 0, 0, EPERM_},
     {"personality", V_RO, AUDIT_X86_64, 135, 0xffffffffu, 0, 0, EPERM_},
-    {"keyctl allowed elsewhere", V_NOTRO, AUDIT_X86_64, 250, 0, 0, 0, ALLOW},
+    {"keyctl allowed under the network deny alone", V_NOTFS, AUDIT_X86_64, 250, 0, 0, 0, ALLOW},
+    {"keyctl in confined mode", V_FS, AUDIT_X86_64, 250, 0, 0, 0, EPERM_},
+    {"add_key in confined mode", V_FS, AUDIT_X86_64, 248, 0, 0, 0, EPERM_},
+    {"request_key in confined mode", V_FS, AUDIT_X86_64, 249, 0, 0, 0, EPERM_},
+    {"i386 keyctl in confined mode", V_FS, AUDIT_I386, 288, 0, 0, 0, EPERM_},
+    /* every confining mode: loop devices */
+    {"LOOP_SET_FD", V_ALL, AUDIT_X86_64, 16, 3, 0x4c00, 4, EPERM_},
+    {"LOOP_CLR_FD", V_ALL, AUDIT_X86_64, 16, 3, 0x4c01, 0, EPERM_},
+    {"LOOP_CHANGE_FD", V_ALL, AUDIT_X86_64, 16, 3, 0x4c06, 4, EPERM_},
+    {"LOOP_CONFIGURE", V_ALL, AUDIT_X86_64, 16, 3, 0x4c0a, 0x1000, EPERM_},
+    {"LOOP_CONFIGURE, junk upper bits", V_ALL, AUDIT_X86_64, 16, 3, 0x4c0a | HI(9), 0x1000, EPERM_},
+    {"LOOP_CTL_ADD", V_ALL, AUDIT_X86_64, 16, 3, 0x4c80, 8, EPERM_},
+    {"LOOP_CTL_GET_FREE", V_ALL, AUDIT_X86_64, 16, 3, 0x4c82, 0, EPERM_},
+    {"i386 LOOP_SET_FD", V_ALL, AUDIT_I386, 54, 3, 0x4c00, 4, EPERM_},
+    {"0x4d00 is no loop request", V_NOTRO, AUDIT_X86_64, 16, 3, 0x4d00, 0, ALLOW},
+    {"a sized 'L' request is no loop request", V_NOTRO, AUDIT_X86_64, 16, 3, 0x80044c00, 0, ALLOW},
+    /* every confining mode: tun/tap */
+    {"TUNSETIFF", V_ALL, AUDIT_X86_64, 16, 3, 0x400454ca, 0x1000, EPERM_},
+    {"TUNSETQUEUE", V_ALL, AUDIT_X86_64, 16, 3, 0x400454d9, 0x1000, EPERM_},
+    {"i386 TUNSETIFF", V_ALL, AUDIT_I386, 54, 3, 0x400454ca, 0x1000, EPERM_},
+    {"TUNGETIFF stays allowed", V_NOTRO, AUDIT_X86_64, 16, 3, 0x800454d2, 0x1000, ALLOW},
+    {"TUNSETIFF without a sandbox program", V_GUARD, AUDIT_X86_64, 16, 3, 0x400454ca, 0, ALLOW},
+    /* every confining mode: the mount API */
+    {"open_tree", V_ALL, AUDIT_X86_64, 428, 0xffffff9cu, 0x1000, 1, EPERM_},
+    {"move_mount", V_ALL, AUDIT_X86_64, 429, 3, 0x1000, 0xffffff9cu, EPERM_},
+    {"fsopen", V_ALL, AUDIT_X86_64, 430, 0x1000, 0, 0, EPERM_},
+    {"fsconfig", V_ALL, AUDIT_X86_64, 431, 3, 0, 0, EPERM_},
+    {"fsmount", V_ALL, AUDIT_X86_64, 432, 3, 0, 0, EPERM_},
+    {"fspick", V_ALL, AUDIT_X86_64, 433, 0xffffff9cu, 0x1000, 0, EPERM_},
+    {"mount_setattr", V_ALL, AUDIT_X86_64, 442, 0xffffff9cu, 0x1000, 0, EPERM_},
+    {"i386 open_tree", V_ALL, AUDIT_I386, 428, 0, 0, 0, EPERM_},
+    {"i386 open_tree_attr", V_ALL, AUDIT_I386, 467, 0, 0, 0, EPERM_},
+    /* every confining mode: RLIMIT_CORE stays 1 */
+    {"setrlimit RLIMIT_CORE", V_ALL, AUDIT_X86_64, 160, 4, 0x1000, 0, NOOP},
+    {"setrlimit RLIMIT_CORE, junk upper bits", V_ALL, AUDIT_X86_64, 160, 4 | HI(1), 0x1000, 0,
+     NOOP},
+    {"setrlimit RLIMIT_NOFILE", V_ALL, AUDIT_X86_64, 160, 7, 0x1000, 0, ALLOW},
+    {"prlimit64 sets RLIMIT_CORE", V_ALL, AUDIT_X86_64, 302, 0, 4, 0x1000, NOOP},
+    {"prlimit64 reads RLIMIT_CORE", V_ALL, AUDIT_X86_64, 302, 0, 4, 0, ALLOW},
+    {"prlimit64 sets RLIMIT_NOFILE of itself", V_ALL, AUDIT_X86_64, 302, 0, 7, 0x1000, ALLOW},
+    {"i386 setrlimit RLIMIT_CORE", V_ALL, AUDIT_I386, 75, 4, 0x1000, 0, NOOP},
+    {"i386 prlimit64 sets RLIMIT_CORE", V_ALL, AUDIT_I386, 340, 0, 4, 0x1000, NOOP},
+    /* read-only: ioctl is an allowlist */
+    {"FS_IOC_SET_ENCRYPTION_POLICY in read-only", V_RO, AUDIT_X86_64, 16, 3, 0x800c6613, 0x1000,
+     EPERM_},
+    {"FS_IOC_SET_ENCRYPTION_POLICY elsewhere", V_NOTRO, AUDIT_X86_64, 16, 3, 0x800c6613, 0x1000,
+     ALLOW},
+    {"FS_IOC_ENABLE_VERITY in read-only", V_RO, AUDIT_X86_64, 16, 3, 0x40806685, 0x1000, EPERM_},
+    {"FS_IOC_ADD_ENCRYPTION_KEY in read-only", V_RO, AUDIT_X86_64, 16, 3, 0xc0506617, 0x1000,
+     EPERM_},
+    {"FS_IOC_REMOVE_ENCRYPTION_KEY in read-only", V_RO, AUDIT_X86_64, 16, 3, 0xc0406618, 0x1000,
+     EPERM_},
+    {"EXT4_IOC_MIGRATE in read-only", V_RO, AUDIT_X86_64, 16, 3, 0x6609, 0, EPERM_},
+    {"BTRFS_IOC_SUBVOL_SETFLAGS in read-only", V_RO, AUDIT_X86_64, 16, 3, 0x4008941a, 0x1000,
+     EPERM_},
+    {"FIOASYNC in read-only", V_RO, AUDIT_X86_64, 16, 3, 0x5452, 0x1000, EPERM_},
+    {"TIOCSWINSZ in read-only", V_RO, AUDIT_X86_64, 16, 0, 0x5414, 0x1000, EPERM_},
+    {"TCSETS in read-only", V_RO, AUDIT_X86_64, 16, 0, 0x5402, 0x1000, ALLOW},
+    {"TCGETS with junk upper bits in read-only", V_RO, AUDIT_X86_64, 16, 0, 0x5401 | HI(3), 0x1000,
+     ALLOW},
+    {"TIOCGWINSZ in read-only", V_RO, AUDIT_X86_64, 16, 0, 0x5413, 0x1000, ALLOW},
+    {"FIOCLEX in read-only", V_RO, AUDIT_X86_64, 16, 3, 0x5451, 0, ALLOW},
+    {"FS_IOC_FIEMAP in read-only", V_RO, AUDIT_X86_64, 16, 3, 0xc020660b, 0x1000, ALLOW},
+    {"TIOCSTI stays refused in read-only", V_RO, AUDIT_X86_64, 16, 0, 0x5412, 0x1000, EPERM_},
+    {"i386 FS_IOC32_GETFLAGS in read-only", V_RO, AUDIT_I386, 54, 3, 0x80046601, 0x1000, ALLOW},
+    {"i386 FS_IOC_SET_ENCRYPTION_POLICY in read-only", V_RO, AUDIT_I386, 54, 3, 0x800c6613, 0,
+     EPERM_},
+    {"i386 TCGETS in read-only", V_RO, AUDIT_I386, 54, 0, 0x5401, 0x1000, ALLOW},
+    /* read-only: no effect on other processes */
+    {"prlimit64 of another process", V_RO, AUDIT_X86_64, 302, 1234, 0, 0x1000, EPERM_},
+    /* Two rules match here (another pid; RLIMIT_CORE with a new limit): libseccomp
+     * decides by the two-argument one. Either answer changes nothing. */
+    {"prlimit64 of another process's RLIMIT_CORE in read-only", V_RO, AUDIT_X86_64, 302, 1234, 4,
+     0x1000, NOOP},
+    {"prlimit64 of another process's RLIMIT_CORE: no-op elsewhere", V_NOTRO, AUDIT_X86_64, 302, 1234,
+     4, 0x1000, NOOP},
+    {"prlimit64 of another process elsewhere", V_NOTRO, AUDIT_X86_64, 302, 1234, 7, 0x1000, ALLOW},
+    {"prlimit64 pid with junk upper bits", V_RO, AUDIT_X86_64, 302, HI(1), 7, 0, EPERM_},
+    {"setpriority of itself", V_ALL, AUDIT_X86_64, 141, 0, 0, 5, ALLOW},
+    {"setpriority of another process", V_RO, AUDIT_X86_64, 141, 0, 1234, 5, EPERM_},
+    {"setpriority of its process group", V_RO, AUDIT_X86_64, 141, 1, 0, 5, EPERM_},
+    {"setpriority of its user", V_RO, AUDIT_X86_64, 141, 2, 0, 5, EPERM_},
+    {"setpriority of another process elsewhere", V_NOTRO, AUDIT_X86_64, 141, 0, 1234, 5, ALLOW},
+    {"sched_setaffinity of another process", V_RO, AUDIT_X86_64, 203, 1234, 8, 0x1000, EPERM_},
+    {"sched_setaffinity of itself", V_ALL, AUDIT_X86_64, 203, 0, 8, 0x1000, ALLOW},
+    {"sched_setscheduler of another process", V_RO, AUDIT_X86_64, 144, 1234, 0, 0x1000, EPERM_},
+    {"sched_setparam of another process", V_RO, AUDIT_X86_64, 142, 1234, 0x1000, 0, EPERM_},
+    {"sched_setattr of another process", V_RO, AUDIT_X86_64, 314, 1234, 0x1000, 0, EPERM_},
+    {"sched_setattr of itself", V_ALL, AUDIT_X86_64, 314, 0, 0x1000, 0, ALLOW},
+    {"ioprio_set of itself", V_ALL, AUDIT_X86_64, 251, 1, 0, 0x4004, ALLOW},
+    {"ioprio_set of another process", V_RO, AUDIT_X86_64, 251, 1, 1234, 0x4004, EPERM_},
+    {"ioprio_set of its user", V_RO, AUDIT_X86_64, 251, 3, 0, 0x4004, EPERM_},
+    {"migrate_pages of another process", V_RO, AUDIT_X86_64, 256, 1234, 8, 0x1000, EPERM_},
+    {"move_pages of another process", V_RO, AUDIT_X86_64, 279, 1234, 1, 0x1000, EPERM_},
+    {"move_pages of itself", V_ALL, AUDIT_X86_64, 279, 0, 1, 0x1000, ALLOW},
+    {"i386 sched_setaffinity of another process", V_RO, AUDIT_I386, 241, 1234, 8, 0, EPERM_},
+    /* read-only and the switch: no new user namespace */
+    {"unshare CLONE_NEWUSER", V_RO | V_USERNS, AUDIT_X86_64, 272, 0x10000000, 0, 0, EPERM_},
+    {"unshare CLONE_NEWUSER|CLONE_NEWNS", V_RO | V_USERNS, AUDIT_X86_64, 272, 0x10020000, 0, 0,
+     EPERM_},
+    {"unshare CLONE_NEWUSER allowed elsewhere", V_NOTRO, AUDIT_X86_64, 272, 0x10000000, 0, 0, ALLOW},
+    {"unshare CLONE_NEWNS", V_ALL | V_USERNS, AUDIT_X86_64, 272, 0x20000, 0, 0, ALLOW},
+    {"clone CLONE_NEWUSER", V_RO | V_USERNS, AUDIT_X86_64, 56, 0x10000011, 0, 0, EPERM_},
+    {"clone of a plain child", V_ALL | V_USERNS, AUDIT_X86_64, 56, 0x1200011, 0, 0, ALLOW},
+    {"clone3", V_RO | V_USERNS, AUDIT_X86_64, 435, 0x1000, 88, 0, ENOSYS_},
+    {"clone3 allowed elsewhere", V_NOTRO, AUDIT_X86_64, 435, 0x1000, 88, 0, ALLOW},
+    {"setns into a user namespace", V_RO | V_USERNS, AUDIT_X86_64, 308, 3, 0x10000000, 0, EPERM_},
+    {"setns of any type", V_RO | V_USERNS, AUDIT_X86_64, 308, 3, 0, 0, EPERM_},
+    {"setns into a network namespace", V_USERNS, AUDIT_X86_64, 308, 3, 0x40000000, 0, ALLOW},
+    {"i386 clone CLONE_NEWUSER", V_RO | V_USERNS, AUDIT_I386, 120, 0x10000011, 0, 0, EPERM_},
+    {"i386 unshare CLONE_NEWUSER", V_RO | V_USERNS, AUDIT_I386, 310, 0x10000000, 0, 0, EPERM_},
+    {"no-userns: socket allowed", V_USERNS, AUDIT_X86_64, 41, 2, 1, 0, ALLOW},
+    {"no-userns: x32 kills", V_USERNS, AUDIT_X86_64, 0x40000000u | 272, 0x10000000, 0, 0, KILL},
     /* syscalls newer than libseccomp's table */
     {"statmount allowed", V_ALL, AUDIT_X86_64, 457, 0, 0, 0, ALLOW},
     {"mseal allowed", V_ALL, AUDIT_X86_64, 462, 0, 0, 0, ALLOW},
     {"setxattrat refused", V_RO, AUDIT_X86_64, 463, 0, 0, 0, EPERM_},
     {"getxattrat allowed", V_ALL, AUDIT_X86_64, 464, 0, 0, 0, ALLOW},
     {"removexattrat refused", V_RO, AUDIT_X86_64, 466, 0, 0, 0, EPERM_},
-    {"open_tree_attr refused", V_RO, AUDIT_X86_64, 467, 0, 0, 0, EPERM_},
+    {"open_tree_attr refused", V_ALL, AUDIT_X86_64, 467, 0, 0, 0, EPERM_},
     {"file_getattr allowed", V_ALL, AUDIT_X86_64, 468, 0, 0, 0, ALLOW},
     {"file_setattr refused", V_RO, AUDIT_X86_64, 469, 0, 0, 0, EPERM_},
     {"listns allowed", V_ALL, AUDIT_X86_64, 470, 0, 0, 0, ALLOW},
@@ -297,7 +411,24 @@ static const struct sc_case arm_cases[] = {
     {"arm chown32", V_RO, AUDIT_ARM, 212, 0, 0, 0, EPERM_},
     {"arm shmget", V_RO, AUDIT_ARM, 307, 0, 0, 0, EPERM_},
     {"FS_IOC_SETFLAGS", V_RO, AUDIT_AARCH64, 29, 3, 0x40086602, 0, EPERM_},
+    {"FS_IOC_ENABLE_VERITY in read-only", V_RO, AUDIT_AARCH64, 29, 3, 0x40806685, 0, EPERM_},
+    {"TCGETS in read-only", V_RO, AUDIT_AARCH64, 29, 0, 0x5401, 0, ALLOW},
+    {"arm FS_IOC_SET_ENCRYPTION_POLICY in read-only", V_RO, AUDIT_ARM, 54, 3, 0x800c6613, 0, EPERM_},
+    {"arm TCGETS in read-only", V_RO, AUDIT_ARM, 54, 0, 0x5401, 0, ALLOW},
     {"setxattrat refused", V_RO, AUDIT_AARCH64, 463, 0, 0, 0, EPERM_},
+    {"open_tree", V_ALL, AUDIT_AARCH64, 428, 0, 0, 0, EPERM_},
+    {"open_tree_attr", V_ALL, AUDIT_AARCH64, 467, 0, 0, 0, EPERM_},
+    {"arm fsopen", V_ALL, AUDIT_ARM, 430, 0, 0, 0, EPERM_},
+    {"LOOP_CONFIGURE", V_ALL, AUDIT_AARCH64, 29, 3, 0x4c0a, 0, EPERM_},
+    {"TUNSETIFF", V_ALL, AUDIT_AARCH64, 29, 3, 0x400454ca, 0, EPERM_},
+    {"setrlimit RLIMIT_CORE", V_ALL, AUDIT_AARCH64, 164, 4, 0x1000, 0, NOOP},
+    {"prlimit64 sets RLIMIT_CORE", V_ALL, AUDIT_AARCH64, 261, 0, 4, 0x1000, NOOP},
+    {"prlimit64 of another process", V_RO, AUDIT_AARCH64, 261, 1234, 7, 0x1000, EPERM_},
+    {"keyctl in confined mode", V_FS, AUDIT_AARCH64, 219, 0, 0, 0, EPERM_},
+    {"clone CLONE_NEWUSER", V_RO | V_USERNS, AUDIT_AARCH64, 220, 0x10000011, 0, 0, EPERM_},
+    {"unshare CLONE_NEWUSER", V_RO | V_USERNS, AUDIT_AARCH64, 97, 0x10000000, 0, 0, EPERM_},
+    {"clone3", V_RO | V_USERNS, AUDIT_AARCH64, 435, 0x1000, 88, 0, ENOSYS_},
+    {"arm clone CLONE_NEWUSER", V_RO | V_USERNS, AUDIT_ARM, 120, 0x10000011, 0, 0, EPERM_},
     {"newer syscall", V_RO, AUDIT_AARCH64, 471, 0, 0, 0, ENOSYS_},
     {"arm newer syscall", V_RO, AUDIT_ARM, 471, 0, 0, 0, ENOSYS_},
     {"syscall -1 (a tracer's skip) passes the guard", V_ALL, AUDIT_AARCH64, 0xffffffffu, 0, 0, 0, ALLOW},
@@ -442,18 +573,28 @@ static void test_every_program_is_well_formed_and_fits(void **state)
  * two very different argument sets must give the same action. */
 static int looks_at_args(int fam, uint32_t arch, uint32_t nr)
 {
-    static const uint32_t x86_64_nrs[] = {41, 16, 2, 257, 304};
-    static const uint32_t i386_nrs[] = {359, 102, 54, 5, 295, 342};
-    static const uint32_t aarch64_nrs[] = {198, 29, 56, 265};
-    static const uint32_t arm_nrs[] = {281, 54, 5, 322, 371};
+    /* socket, ioctl, open, openat, open_by_handle_at (and i386's socketcall),
+     * then setrlimit, prlimit64, unshare, clone, setns, setpriority,
+     * sched_setaffinity, sched_setscheduler, sched_setparam, sched_setattr,
+     * ioprio_set, migrate_pages, move_pages */
+    static const uint32_t x86_64_nrs[] = {41,  16,  2,   257, 304, 160, 302, 272, 56,
+                                          308, 141, 203, 144, 142, 314, 251, 256, 279};
+    static const uint32_t i386_nrs[] = {359, 102, 54,  5,   295, 342, 75,  340, 310, 120,
+                                        346, 97,  241, 156, 154, 351, 289, 294, 317};
+    static const uint32_t aarch64_nrs[] = {198, 29,  56,  265, 164, 261, 97,  220, 268,
+                                           140, 122, 119, 118, 274, 30,  238, 239};
+    static const uint32_t arm_nrs[] = {281, 54,  5,   322, 371, 75,  369, 337, 120,
+                                       375, 97,  241, 156, 154, 380, 314, 400, 344};
     const uint32_t *list;
     size_t n, i;
     if (fam == SBX_SC_X86_64) {
         list = arch == AUDIT_X86_64 ? x86_64_nrs : i386_nrs;
-        n = arch == AUDIT_X86_64 ? 5 : 6;
+        n = arch == AUDIT_X86_64 ? sizeof x86_64_nrs / sizeof x86_64_nrs[0]
+                                 : sizeof i386_nrs / sizeof i386_nrs[0];
     } else {
         list = arch == AUDIT_AARCH64 ? aarch64_nrs : arm_nrs;
-        n = arch == AUDIT_AARCH64 ? 4 : 5;
+        n = arch == AUDIT_AARCH64 ? sizeof aarch64_nrs / sizeof aarch64_nrs[0]
+                                  : sizeof arm_nrs / sizeof arm_nrs[0];
     }
     for (i = 0; i < n; i++)
         if (list[i] == nr)

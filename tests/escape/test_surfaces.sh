@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# Escape classes of issue 17, each route shown working unconfined first:
+# - root writing /proc/sys (kernel.core_pattern: its |helper runs outside
+#   every filter) and /sys: read-only in a private mount namespace (EROFS);
+# - root reading raw disks: no block device in the command's /dev;
+# - loop ioctls (LOOP_SET_CAPACITY, LOOP_CTL_GET_FREE on inherited
+#   descriptors) and TUNSETIFF to an existing tun device: EPERM by number;
+# - an unexpected Landlock errno (a container profile's EPERM, ENOMEM) is
+#   exit 126, while ENOSYS keeps the best-effort warning;
+# - read-only mode acting on an outside process (prlimit, renice, taskset,
+#   chrt, ionice): EPERM; an ioctl off its allowlist: EPERM;
+# - core dumps: RLIMIT_CORE is 1/1 (the value that stops pipe helpers), and
+#   setting it is a no-op that reports success;
+# - keyrings in the filesystem-confining modes: EPERM;
+# - the mount API from a nested user namespace: EPERM; user namespaces
+#   themselves with --read-only and --no-user-namespaces.
+# core_pattern is never changed: the probe writes back the bytes it read.
+. "$SBX_TESTLIB"
+. "${1:?usage: test_surfaces.sh PATH/escape.sh}"
+esc_need_probes esc_surface esc_kernel
+S="$P/esc_surface"
+root=0
+[ "$(id -u)" = 0 ] && root=1
+loopdev= tun=
+cleanup() {
+  [ -n "$loopdev" ] && losetup -d "$loopdev" 2>/dev/null
+  [ -n "$tun" ] && ip tuntap del dev "$tun" mode tun 2>/dev/null
+  [ -n "${outside:-}" ] && kill "$outside" 2>/dev/null
+}
+trap cleanup EXIT
+
+# expect_refused_any NAME ERRNO-REGEX CMD...: exit 1 with one of the errnos.
+expect_refused_any() {
+  local name=$1 want=$2 got=0
+  shift 2
+  "$@" >"$_out" 2>"$_err" || got=$?
+  if [ "$got" = 1 ] && grep -Eq "refused ($want)" "$_out"; then pass "$name: $(head -1 "$_out")"; else
+    fail "$name: exit $got, wanted a refusal with $want"; sed 's/^/    | /' "$_out" "$_err" | head -5
+  fi
+}
+
+esc_modes --no-network --confine-fs --sandbox --read-only
+NOROOT="as nobody the route is closed unconfined already (DAC)"
+
+# -- 1. /proc/sys and /sys --
+if [ "$root" = 1 ]; then
+  expect_status 0 "root rewrites kernel.core_pattern unconfined (same bytes)" \
+    "$S" rewrite /proc/sys/kernel/core_pattern
+  sysf=/sys/kernel/mm/ksm/run
+  [ -w "$sysf" ] || sysf=
+  [ -n "$sysf" ] && expect_status 0 "root rewrites $sysf unconfined" "$S" rewrite "$sysf"
+  for m in "${ESC_MODES[@]}"; do
+    expect_refused_any "core_pattern under $m as root" "EROFS|EACCES" \
+      "$L" "$m" -- "$S" rewrite /proc/sys/kernel/core_pattern
+    if [ -n "$sysf" ]; then
+      expect_refused_any "$sysf under $m as root" "EROFS|EACCES" "$L" "$m" -- "$S" rewrite "$sysf"
+    fi
+    for f in /proc/sysrq-trigger /sys/fs/cgroup; do
+      [ -e "$f" ] || continue
+      expect_status 0 "$f's mount under $m" "$L" "$m" -- "$S" rofs "$f"
+      expect_output_has "ro" "$f is read-only under $m"
+    done
+  done
+else
+  skip "core_pattern and /sys: $NOROOT"
+fi
+
+# -- 2 and 3. raw disks and loop devices --
+if [ "$root" = 1 ]; then
+  img=$_scratch/disk.img
+  if truncate -s 1M "$img" && loopdev=$(losetup -f --show "$img" 2>"$_err"); then
+    expect_status 0 "root reads $loopdev unconfined" "$S" blkread "$loopdev"
+    expect_status 0 "LOOP_SET_CAPACITY works unconfined" sh -c "exec \"\$0\" loopcap 3 3<>'$loopdev'" "$S"
+    expect_status 0 "LOOP_CTL_GET_FREE works unconfined" \
+      sh -c "exec \"\$0\" loopctl 3 3</dev/loop-control" "$S"
+    for m in "${ESC_MODES[@]}"; do
+      expect_refused ENOENT "root finds no $loopdev under $m" "$L" "$m" -- "$S" blkread "$loopdev"
+      expect_refused ENOENT "root finds no /dev/loop-control under $m" \
+        "$L" "$m" -- "$S" blkread /dev/loop-control
+      expect_refused EPERM "LOOP_SET_CAPACITY on an inherited $loopdev under $m" \
+        sh -c "exec \"\$0\" \"\$1\" --keep-fd 3 -- \"\$2\" loopcap 3 3<>'$loopdev'" "$L" "$m" "$S"
+      expect_refused EPERM "LOOP_CTL_GET_FREE on an inherited /dev/loop-control under $m" \
+        sh -c "exec \"\$0\" \"\$1\" --keep-fd 3 -- \"\$2\" loopctl 3 3</dev/loop-control" "$L" "$m" "$S"
+    done
+  else
+    skip "no loop device here: $(head -1 "$_err")"
+  fi
+else
+  skip "raw disks and loop devices: $NOROOT (the disk group keeps them: docs/threat-model.md)"
+fi
+
+# -- 4. an existing tun device, owned by nobody --
+if [ "$root" = 1 ] && [ -c /dev/net/tun ] && ip tuntap add dev sbxtun17 mode tun user nobody 2>"$_err"; then
+  tun=sbxtun17
+  N=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+  expect_status 0 "root attaches to $tun unconfined" "$S" tunattach "$tun"
+  # /dev/net/tun opened by root, then used by nobody: the owner's route
+  # works even where the node is not world-writable.
+  expect_status 0 "its owner nobody attaches unconfined" \
+    sh -c "exec 3<>/dev/net/tun; exec \"\$@\" tunattach '$tun' 3" - "${N[@]}" "$S"
+  for m in "${ESC_MODES[@]}"; do
+    expect_refused ENOENT "root finds no /dev/net/tun under $m" "$L" "$m" -- "$S" tunattach "$tun"
+    expect_refused EPERM "TUNSETIFF on an inherited /dev/net/tun under $m (root)" \
+      sh -c "exec \"\$0\" \"\$1\" --keep-fd 3 -- \"\$2\" tunattach '$tun' 3 3<>/dev/net/tun" "$L" "$m" "$S"
+    expect_refused EPERM "TUNSETIFF by the owner nobody under $m" \
+      sh -c "exec 3<>/dev/net/tun; exec \"\$@\" --keep-fd 3 -- '$S' tunattach '$tun' 3" - \
+      "${N[@]}" "$L" "$m"
+  done
+elif [ "$root" = 1 ]; then
+  skip "no tun device can be made here: $(head -1 "$_err" 2>/dev/null)"
+else
+  skip "tun: making a device needs root; the root run checks its owner nobody through setpriv"
+fi
+
+# -- 5. fail closed on an unexpected Landlock errno --
+expect_status 0 "a program runs under a filter that refuses landlock_create_ruleset" \
+  "$S" deny 444 1 true
+for m in "${ESC_MODES[@]}"; do
+  for e in 1:EPERM 12:ENOMEM 22:EINVAL; do
+    expect_status 126 "$m fails closed when Landlock answers ${e#*:}" "$S" deny 444 "${e%%:*}" "$L" "$m" -- true
+  done
+done
+expect_status 0 "--confine-fs still degrades on ENOSYS (no Landlock in this kernel)" \
+  "$S" deny 444 38 "$L" --confine-fs -- true
+expect_output_has "writes are NOT confined" "... and says so"
+
+# -- 6. read-only and an outside process of the same user --
+sleep 60 &
+outside=$!
+for what in prlimit renice taskset chrt ionice; do
+  expect_status 0 "$what of an outside process works unconfined" "$S" other "$outside" "$what"
+  for m in "${ESC_MODES[@]}"; do
+    [ "$m" = --read-only ] || continue
+    expect_refused EPERM "$what of an outside process under $m" "$L" "$m" -- "$S" other "$outside" "$what"
+  done
+done
+expect_status 0 "read-only may still renice itself" "$L" --read-only -- "$S" other 0 renice
+
+# -- 7. read-only: ioctl is an allowlist (FIOASYNC stands for every request
+# not on it; FS_IOC_SET_ENCRYPTION_POLICY and friends are pinned in the unit
+# test, since their unconfined proof would be irreversible) --
+expect_status 0 "FIOASYNC on a pipe works unconfined" sh -c 'echo x | "$0" fioasync' "$S"
+expect_status 0 "FIONREAD on a pipe works unconfined" sh -c 'echo x | "$0" fionread' "$S"
+for m in "${ESC_MODES[@]}"; do
+  [ "$m" = --read-only ] || continue
+  expect_refused EPERM "FIOASYNC (not on the allowlist) under $m" \
+    sh -c 'echo x | "$0" "$1" -- "$2" fioasync' "$L" "$m" "$S"
+  expect_status 0 "FIONREAD (on the allowlist) under $m" \
+    sh -c 'echo x | "$0" "$1" -- "$2" fionread' "$L" "$m" "$S"
+done
+
+# -- 8. core dumps --
+expect_status 0 "RLIMIT_CORE can be set unconfined" "$S" core
+expect_output_has "after=0/0" "... and is 0/0 then"
+for m in "${ESC_MODES[@]}"; do
+  # A no-op that reports success: ASan and daemons set 0 at start and die if refused.
+  expect_status 0 "setrlimit(RLIMIT_CORE, 0) reports success under $m" "$L" "$m" -- "$S" core
+  expect_output_has "core=1/1" "RLIMIT_CORE is 1/1 under $m (pipe helpers skip a limit of 1)"
+  expect_output_has "after=1/1" "... and still 1/1 after the command set 0 under $m"
+done
+
+# -- 9. keyrings --
+expect_status 0 "add_key to the user keyring works unconfined" "$S" keyring
+for m in "${ESC_MODES[@]}"; do
+  if [ "$m" = --no-network ]; then
+    expect_status 0 "add_key is allowed under $m (no filesystem confinement to keep)" \
+      "$L" "$m" -- "$S" keyring
+  else
+    expect_refused EPERM "add_key under $m" "$L" "$m" -- "$S" keyring
+  fi
+done
+
+# -- 10. the mount API and user namespaces --
+got=0
+"$S" ns-open-tree >"$_out" 2>&1 || got=$?
+if [ "$got" = 0 ]; then
+  pass "unshare(USER|NS) + open_tree(OPEN_TREE_CLONE) works unconfined"
+  expect_status 0 "unshare(USER|NS) + fsopen works unconfined" "$S" ns-fsopen
+  for m in "${ESC_MODES[@]}"; do
+    expect_refused EPERM "open_tree from a nested user namespace under $m" "$L" "$m" -- "$S" ns-open-tree
+    expect_refused EPERM "fsopen from a nested user namespace under $m" "$L" "$m" -- "$S" ns-fsopen
+  done
+  expect_refused EPERM "--read-only refuses the user namespace itself" "$L" --read-only -- "$S" userns
+  expect_status 0 "--sandbox allows a user namespace by default" "$L" --sandbox -- "$S" userns
+  for m in "${ESC_MODES[@]}"; do
+    expect_refused EPERM "--no-user-namespaces refuses unshare under $m" \
+      "$L" "$m" --no-user-namespaces -- "$S" userns
+    expect_refused ENOSYS "--no-user-namespaces: clone3 falls back under $m" \
+      "$L" "$m" --no-user-namespaces -- "$P/esc_kernel" clone3
+  done
+  expect_refused EPERM "--no-user-namespaces alone refuses unshare" "$L" --no-user-namespaces -- "$S" userns
+else
+  skip "user namespaces are unavailable here: $(head -1 "$_out")"
+fi
+finish
