@@ -1,5 +1,6 @@
 /* The account's home directory, from the user database rather than $HOME:
  * the command's environment (env -u HOME, HOME=/) cannot move it. */
+#define _POSIX_C_SOURCE 200809L /* getpwuid_r */
 #include "internal.h"
 
 #if defined(_WIN32)
