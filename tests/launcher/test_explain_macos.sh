@@ -20,7 +20,7 @@ expect_output_has '"/tmp" -> "/private/tmp"' "the text shows /tmp's canonical fo
 expect_output_has "(deny file-write*)" "the text shows the profile"
 
 if [ -z "$PY" ]; then
-  skip "python3 is not runnable here; JSON checks skipped"
+  skip "python3: python3 is not runnable here; JSON checks skipped"
   finish
 fi
 

@@ -6,10 +6,7 @@
 # everyday work, and the capability drop is a harmless no-op.
 . "$SBX_TESTLIB"
 
-if ! "$L" --sandbox -- true >"$_out" 2>"$_err"; then
-  echo "skip: the launcher cannot apply --sandbox here: $(cat "$_err")"
-  rm -rf "$_scratch"; exit 77
-fi
+require landlock "--sandbox" "$L" --sandbox -- true
 
 base=$(mktemp -d /var/tmp/sbx-rootcaps.XXXXXX)   # outside every root, unlike /tmp
 chmod 755 "$base"
@@ -52,7 +49,7 @@ m = shared_memory.SharedMemory(create=True, size=16); m.close(); m.unlink(); Loc
       script -qec "$(printf '%q ' "${S[@]}") -- sh -c 'echo pty-ok > /dev/tty && echo x > \$(tty) && python3 -c \"import pty,os; m,s=pty.openpty(); os.write(s,b\\\"x\\\")\"'" /dev/null
     expect_output_has "pty-ok" "$mode: the terminal received the output"
   else
-    skip "$mode: script(1) is missing, no pty to test with"
+    skip "script: $mode: script(1) is missing, no pty to test with"
   fi
   expect_status 2 "$mode: writing a /dev node outside the list is refused (sh: cannot create)" \
     "${S[@]}" -- sh -c 'echo x > /dev/loop-control'
@@ -123,7 +120,7 @@ fi
 # What follows shows that leaving the bounding set alone is safe. It means
 # something only while that set still allows net_admin and sys_admin.
 if [ "$root" = 1 ] && [ $((host_bnd & probe)) != "$probe" ]; then
-  skip "the bounding set here lacks net_admin or sys_admin already: nothing to regain"
+  skip "bounding_admin: the bounding set here lacks net_admin or sys_admin already: nothing to regain"
 elif [ "$root" = 1 ]; then
   SP=(setpriv --reuid=65534 --regid=65534 --clear-groups)
   # A copy of cat with file capabilities for two dropped ones (+ep).
@@ -155,7 +152,7 @@ elif [ "$root" = 1 ]; then
       && pass "--sandbox: nobody gains nothing from the file (CapPrm $(printf %x "$prm"))" \
       || fail "--sandbox: nobody gained $(printf %x "$prm") from the file capabilities"
   else
-    skip "setcap unavailable or refused here: $(head -1 "$_err")"
+    skip "setcap: setcap unavailable or refused here: $(head -1 "$_err")"
   fi
   # A setuid-root copy of cat: exec'd by nobody it would make euid 0 with every
   # capability in the bounding set; no_new_privs keeps the set-id bit from acting.
@@ -174,7 +171,7 @@ elif [ "$root" = 1 ]; then
       && pass "--sandbox: nobody stays euid 65534 with no capability" \
       || fail "--sandbox: nobody got euid $(status_euid), CapPrm $(printf %x "$prm")"
   else
-    skip "cannot make a setuid copy of cat here"
+    skip "setuid: cannot make a setuid copy of cat here"
   fi
   got=0; "${S[@]}" -- setpriv --inh-caps=+net_admin --ambient-caps=+net_admin true >"$_out" 2>"$_err" || got=$?
   [ "$got" != 0 ] && grep -q "Operation not permitted" "$_err" \
@@ -186,7 +183,7 @@ fi
 
 # ---- root only: the disk, tun and netlink ----
 if [ "$root" = 0 ]; then
-  skip "loop device, tun and netlink refusals need root (the root run proves them)"
+  skip "root: loop device, tun and netlink refusals need root (the root run proves them)"
   finish
 fi
 
@@ -200,7 +197,7 @@ if loopdev=$(losetup -f --show "$img" 2>"$_err"); then
   expect_status 0 "unconfined root opens $loopdev for writing" /usr/bin/python3 -c "$py_open_w" "$loopdev"
   losetup -d "$loopdev"; loopdev=
 else
-  skip "no loop device here: $(cat "$_err")"
+  skip "loop: no loop device here: $(cat "$_err")"
 fi
 
 # The device list on a fake /dev in a private mount namespace: NVIDIA nodes
@@ -221,7 +218,7 @@ if unshare -m --propagation private sh -c "$fake" sh true 2>"$_err"; then
   expect_status 0 "fake /dev: unconfined, the block-device /dev/kvm opens for writing" \
     unshare -m --propagation private sh -c "$fake" sh /usr/bin/python3 -c "$py_open_w" /dev/kvm
 else
-  skip "no private mount namespace here: $(head -1 "$_err")"
+  skip "mountns: no private mount namespace here: $(head -1 "$_err")"
 fi
 
 if [ -c /dev/net/tun ]; then
@@ -232,7 +229,7 @@ if [ -c /dev/net/tun ]; then
   expect_output_has "Operation not permitted" "--no-network: with EPERM (no cap_net_admin)"
   expect_status 0 "unconfined root opens /dev/net/tun and TUNSETIFF works" /usr/bin/python3 -c "$py_tun"
 else
-  skip "/dev/net/tun is absent on this machine"
+  skip "tun: /dev/net/tun is absent on this machine"
 fi
 
 if ip link add sbxdummy0 type dummy 2>"$_err"; then
@@ -243,7 +240,7 @@ if ip link add sbxdummy0 type dummy 2>"$_err"; then
   expect_output_has "Operation not permitted" "--no-network: with EPERM"
   ip link show sbxdummy0 >/dev/null 2>&1 && fail "sbxdummy0 exists" || pass "no sbxdummy0 was left"
 else
-  skip "no dummy link driver here: $(head -1 "$_err")"
+  skip "dummy_link: no dummy link driver here: $(head -1 "$_err")"
 fi
 # Always available: an address on lo is a netlink change that needs cap_net_admin.
 expect_status 2 "--no-network: ip addr add on lo is refused" \
