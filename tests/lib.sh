@@ -121,6 +121,8 @@ _have_probe() {
     af_*) have probes && "$P/sock" "${k#af_}" dgram >/dev/null 2>&1 ||
           "$P/sock" "${k#af_}" stream >/dev/null 2>&1 || "$P/sock" "${k#af_}" seqpacket >/dev/null 2>&1 ||
           "$P/sock" "${k#af_}" raw >/dev/null 2>&1 ;;
+    # sock_FAM_TYPE[_PROTO]: the sock probe creates that socket unconfined.
+    sock_*) v=${k#sock_}; have probes && "$P/sock" ${v//_/ } ;;
     tun) [ -c /dev/net/tun ] && [ -r /dev/net/tun ] ;;
     loop) [ -e /dev/loop-control ] && command -v losetup >/dev/null ;;
     pty) [ -e /dev/ptmx ] && [ -d /dev/pts ] && have python3 ;;
