@@ -72,7 +72,18 @@ fi
 # back at exec (the kernel caps the permitted set after exec at the one before
 # it). The file-capability and setuid binaries below are the proof; read-only
 # mode still empties the bounding set (test_readonly_launcher.sh).
-keep=0x200044fb   # chown dac_override fowner fsetid kill setgid setuid net_bind_service ipc_lock audit_write
+# The kept set as the contract states it: the names in docs/landlock.md's
+# "Kept" table, numbered by the kernel's <linux/capability.h>; not a mask
+# copied from caps_rules.c.
+keep=0 n_kept=0
+for c in $(awk '/^Kept \(/ {f = 1} /^Dropped:/ {f = 0} f && /^\| `CAP_/ {print $2, $3}' \
+             "$SBX_SOURCE_DIR/docs/landlock.md" | grep -o 'CAP_[A-Z_]*'); do
+  num=$(awk -v c="$c" '$1 == "#define" && $2 == c {print $3}' /usr/include/linux/capability.h)
+  [ -n "$num" ] || { fail "docs/landlock.md keeps $c, unknown to <linux/capability.h>"; continue; }
+  keep=$((keep | (1 << num))) n_kept=$((n_kept + 1))
+done
+[ "$n_kept" -ge 10 ] && pass "the contract keeps $n_kept capabilities (mask $(printf %x "$keep"))" \
+  || fail "only $n_kept kept capabilities read from docs/landlock.md"
 probe=$(((1 << 12) | (1 << 21)))   # net_admin, sys_admin: dropped, and what the binaries below ask for
 cap() { echo $((0x$(awk -v f="$1:" '$1 == f {print $2}' "${2:-$_out}"))); }
 status_euid() { awk '$1 == "Uid:" {print $3}' "$_out"; }
