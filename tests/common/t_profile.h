@@ -44,7 +44,11 @@ static inline int t_require(const char *key, int lib_available, const char *deta
         printf("FAIL - no machine profile (SBX_HAVE): run through ctest / tests/with-profile.sh\n");
         return 1;
     }
-    printf("skip: %s: %s [profile: no %s]\n", key, detail, key);
+    if (lib_available)
+        printf("skip: %s: this machine lacks it, though the library reports it available (a run "
+               "fails closed there) [profile: no %s]\n", key, key);
+    else
+        printf("skip: %s: %s [profile: no %s]\n", key, detail, key);
     return 77;
 }
 
