@@ -67,6 +67,14 @@ declare -A R=(
   [renameat2]="i:-100 s:@/plain i:-100 s:@/.env i:0"
 )
 # ioctl rules: the request is the rule's value, on /dev/null (ENOTTY unconfined).
+# The requests the tables must refuse (docs/seccomp.md), stated here rather
+# than read from the table, so that a deleted rule is noticed.
+IOCTLS=("request is TIOCSTI" "request is TIOCLINUX" "request is FS_IOC_SETFLAGS"
+        "request is FS_IOC32_SETFLAGS" "request is FS_IOC_FSSETXATTR"
+        "request is BTRFS_IOC_SNAP_CREATE" "request is BTRFS_IOC_SNAP_CREATE_V2"
+        "request is BTRFS_IOC_SUBVOL_CREATE" "request is BTRFS_IOC_SUBVOL_CREATE_V2"
+        "request is BTRFS_IOC_SNAP_DESTROY" "request is BTRFS_IOC_SNAP_DESTROY_V2")
+declare -A USED=()
 # The i386-only rule ("the ABI is i386, whatever the domain") runs on i386 only.
 declare -A ONLY_ABI=(["socket|the ABI is i386, whatever the domain"]=32)
 # Unconfined, landlock_restrict_self wants no_new_privs before it looks at the descriptor.
@@ -102,9 +110,9 @@ check_rule() {
                "domain_not_in AF_INET,AF_INET6") key="socket|domain is any other family" ;;
                "domain is AF_INET or AF_INET6") key="socket|domain is AF_INET or AF_INET6" ;; esac
   [ "$sc" = socket ] && [ "$text" = always ] && key="socket|the ABI is i386, whatever the domain"
-  if [ "$sc" = ioctl ]; then args="d:/dev/null i:$value b:"
-  elif [ -n "${R[$key]+x}" ]; then args=${R[$key]}
-  elif [ -n "${R[$sc]+x}" ]; then args=${R[$sc]}
+  if [ "$sc" = ioctl ]; then args="d:/dev/null i:$value b:"; USED["ioctl|$text"]=1
+  elif [ -n "${R[$key]+x}" ]; then args=${R[$key]}; USED[$key]=1
+  elif [ -n "${R[$sc]+x}" ]; then args=${R[$sc]}; USED[$sc]=1
   else fail "$prog: no recipe for the rule '$sc' when '$text' (add one to test_rule_table.sh)"; return; fi
   args=${args//@/$proj}
   n_rules=$((n_rules + 1))
@@ -169,5 +177,21 @@ mode_rules landlock --confine-fs
 mode_rules landlock6 --read-only --project "$proj"
 # The creation guard alone (no main program), so its own copies of the rules are what is tested.
 mode_rules guard --protect-secrets --project "$proj"
+# Every recipe and every refused ioctl request must still have its rule: the
+# expectations above are the contract, so a rule deleted from the table fails
+# here instead of silently dropping out of the generated checks.
+miss=
+for k in seccomp landlock6 guard; do have "$k" || miss=$k; done
+if [ -z "$miss" ]; then
+  for k in "${!R[@]}"; do
+    [ -n "${USED[$k]+x}" ] || fail "no rule in any program uses the recipe '$k': was its rule removed?"
+  done
+  for t in "${IOCTLS[@]}"; do
+    [ -n "${USED[ioctl|$t]+x}" ] || fail "no ioctl rule '$t' in any program: was it removed?"
+  done
+  pass "every recipe and refused ioctl has its rule"
+else
+  skip "$miss: the completeness check needs every mode's programs (seccomp, landlock6 and guard)"
+fi
 [ "$n_rules" -ge 100 ] && pass "$n_rules rules driven from the tables" || fail "only $n_rules rules found"
 finish
