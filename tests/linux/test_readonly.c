@@ -87,6 +87,11 @@ static void test_read_only_refuses_every_write_outside_the_devices(void **state)
         char a[192], b[192];
         int got, free_;
         struct stat before, after;
+        if (strncmp(ops[i].a, "/dev/shm/", 9) == 0 && t_have("shm") == 0) {
+            print_message("skip: shm: %s: /dev/shm is not a tmpfs here [profile: no shm]\n",
+                          ops[i].what);
+            continue;
+        }
         if (ops[i].a[0] == '/')
             snprintf(a, sizeof a, "%s", ops[i].a);
         else
