@@ -34,6 +34,7 @@ MUTATIONS=(
 )
 
 work=$(mktemp -d /tmp/sbx-mutate.XXXXXX)
+chmod 755 "$work"   # the nobody twins read the build tree
 [ "$keep" = 1 ] || trap 'rm -rf "$work"' EXIT
 echo "mutate: copying the tree to $work"
 git ls-files -z --cached --others --exclude-standard | tar -c --null -T - | tar -x -C "$work"
@@ -41,6 +42,16 @@ cd "$work"
 cmake --preset default >/dev/null
 echo "mutate: building the unmutated tree"
 cmake --build --preset default -j2 >build.log 2>&1 || { tail -20 build.log; exit 1; }
+
+# The unmutated tree must pass, or a failure would count as a catch.
+echo "mutate: the suite on the unmutated tree"
+ctest_args=(--preset default -j2)
+[ -n "$regex" ] && ctest_args+=(-R "$regex")
+if ! ctest "${ctest_args[@]}" >ctest-baseline.log 2>&1 || ! bash scripts/skip-report.sh build/default >/dev/null; then
+  echo "mutate: the unmutated tree fails; fix that first:"
+  grep -E '^\s+[0-9]+ - ' ctest-baseline.log || true
+  exit 1
+fi
 
 # apply FILE OLD NEW: replace OLD (exactly once) in FILE; 1 if it is not there once.
 apply() {
@@ -73,8 +84,6 @@ for m in "${MUTATIONS[@]}"; do
   if ! cmake --build --preset default -j2 >"build-$name.log" 2>&1; then
     results+=("$name|caught by the build ($(grep -m1 error "build-$name.log" | cut -c1-80))")
   else
-    ctest_args=(--preset default -j2)
-    [ -n "$regex" ] && ctest_args+=(-R "$regex")
     got=0
     ctest "${ctest_args[@]}" >"ctest-$name.log" 2>&1 || got=$?
     failed=$(grep -E '^\s+[0-9]+ - ' "ctest-$name.log" | awk '{print $3}' | tr '\n' ' ')
