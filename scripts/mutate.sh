@@ -27,8 +27,8 @@ MUTATIONS=(
   'mask-landlock-lock|src/linux/mask.c|    if (sbx_ll_restrict_self(m->ruleset_fd, 0) != 0)\n        goto fail;\n|'
   'mask-unreadable-foreign-dir|src/linux/mask.c|        if (errno == EACCES \&\& stat(path, \&st) == 0 \&\& st.st_uid != geteuid())\n            return SANDBOX_OK;\n|        (void)st;\n'
   'guard-exchange-old-name|src/linux/guard.c|(c.flags \& RENAME_EXCHANGE) ? CHECK_TREE : CHECK_NONE,|CHECK_NONE,'
-  'guard-notif-id-valid|src/linux/guard.c|    if (ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, \&id) != 0)\n        goto out;\n    if (e)\n        goto answer;|    if (e)\n        goto answer;'
-  'guard-check-opened|src/linux/guard.c|    if (!e \&\& !created \&\& (e = check_opened(fd)) != 0)\n        close(fd);|'
+  'guard-notif-id-valid|src/linux/guard.c|    if (ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, \&id) != 0)\n        goto out;\n    if (e)\n        goto answer;|    (void)id;\n    if (e)\n        goto answer;'
+  'guard-check-opened|src/linux/guard.c|    if (!e \&\& !created \&\& (e = check_opened(fd)) != 0)\n        close(fd);|    if (!e \&\& !created \&\& (e = (check_opened(fd), 0)) != 0)\n        close(fd);'
   'guard-pdeathsig|src/linux/guard.c|    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 \|\| getppid() != parent)|    if (getppid() != parent)'
   'guard-available-says-no|src/linux/guard.c|    snprintf(detail, size, "seccomp user notification");\n    return 1;|    snprintf(detail, size, "seccomp user notification");\n    return 0;'
 )
