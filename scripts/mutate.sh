@@ -47,9 +47,11 @@ cmake --build --preset default -j2 >build.log 2>&1 || { tail -20 build.log; exit
 echo "mutate: the suite on the unmutated tree"
 ctest_args=(--preset default -j2)
 [ -n "$regex" ] && ctest_args+=(-R "$regex")
-if ! ctest "${ctest_args[@]}" >ctest-baseline.log 2>&1 || ! bash scripts/skip-report.sh build/default >/dev/null; then
+if ! ctest "${ctest_args[@]}" >ctest-baseline.log 2>&1 ||
+   ! bash scripts/skip-report.sh build/default >skips-baseline.log 2>&1; then
   echo "mutate: the unmutated tree fails; fix that first:"
   grep -E '^\s+[0-9]+ - ' ctest-baseline.log || true
+  grep UNJUSTIFIED skips-baseline.log || true
   exit 1
 fi
 
