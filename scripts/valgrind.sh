@@ -38,6 +38,11 @@ run() {
     failed=$((failed + 1))
   fi
 }
+# The unit tests read the machine profile (tests/common/t_profile.h), as
+# tests/with-profile.sh passes it under ctest.
+SBX_HAVE=$(SBX_LAUNCHER=$b/sandbox-exec-launcher SBX_PROBES=$b/probes bash -c \
+  '. tests/lib.sh; for k in $SBX_PROFILE_KEYS; do have "$k" && printf "%s " "$k"; done; rm -rf "$_scratch"')
+export SBX_HAVE
 for t in "$b"/tests/unit_test_*; do
   [ -x "$t" ] && run 0 "$(basename "$t")" "$t"
 done

@@ -3,8 +3,8 @@
 # nobody cannot read it, so the test and what it uses are copied to a fresh
 # world-readable directory first. Exits 77 (skip) unless run as root.
 set -eu
-[ "$(id -u)" = 0 ] || { echo "as-nobody: not root, nothing to switch from"; exit 77; }
-command -v setpriv >/dev/null || { echo "as-nobody: setpriv missing (util-linux)"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "skip: root: as-nobody: not root, nothing to switch from [profile: no root]"; exit 77; }
+command -v setpriv >/dev/null || { echo "skip: setpriv: as-nobody: setpriv missing (util-linux) [profile: no setpriv]"; exit 77; }
 work=$(mktemp -d /tmp/sbx-nobody.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"

@@ -1,5 +1,7 @@
 # Shared helpers for the bash tests. Source it, call the checks, end with
-# `finish`, which prints "N passed, N failed" and sets the exit status.
+# `finish`, which prints "N passed, N failed, N skipped", lists every skip with
+# its reason and sets the exit status: it fails on any failure and when
+# nothing passed. Skips: see "the machine profile" below.
 # Environment (set by ctest): SBX_LAUNCHER, SBX_PROBES, SBX_SOURCE_DIR.
 set -u
 L=${SBX_LAUNCHER:?SBX_LAUNCHER is not set}
@@ -10,7 +12,28 @@ _skip=0
 
 pass() { _pass=$((_pass + 1)); echo "ok   - $*"; }
 fail() { _fail=$((_fail + 1)); echo "FAIL - $*"; }
-skip() { _skip=$((_skip + 1)); echo "skip - $*"; }
+# skip "KEY: reason": a check this machine cannot run (see the profile below).
+skip() {
+  local key
+  if key=$(_skip_key "$*"); then
+    _skip=$((_skip + 1)); _skips+=("$*"); echo "skip - $* [profile: no $key]"
+  else
+    fail "unjustified skip (the machine profile does not lack '${*%%:*}'): $*"
+  fi
+}
+
+# skip_all "KEY: reason": end the whole test as skipped (ctest's 77), on the
+# same terms as skip; an unjustified one ends the test as failed.
+skip_all() {
+  local key
+  if key=$(_skip_key "$*"); then
+    echo "skip: $* [profile: no $key]"
+    rm -rf "$_scratch"
+    exit 77
+  fi
+  fail "unjustified skip of the whole test (the machine profile does not lack '${*%%:*}'): $*"
+  finish
+}
 
 # expect_status WANT NAME CMD...: run CMD, compare its exit status.
 expect_status() {
@@ -42,10 +65,171 @@ expect_output_has() {
 }
 
 finish() {
+  local s
   echo "${_pass} passed, ${_fail} failed, ${_skip} skipped"
+  for s in "${_skips[@]}"; do echo "  skipped: $s"; done
   rm -rf "$_scratch"
+  if [ "$_fail" = 0 ] && [ "$_pass" = 0 ]; then
+    echo "FAIL - nothing passed: a test that checks nothing must skip_all with a reason"
+    exit 1
+  fi
   [ "$_fail" = 0 ]
   exit $?
+}
+
+# ---- the machine profile: which skips are legitimate -------------------------
+# A skip is legitimate only when the machine cannot give what the check needs,
+# and the profile below, not the test, decides that. Call skip with a
+# capability key first:   skip "userns: the mask needs a user namespace"
+# The key must be one `have` knows and `have KEY` must be false here; any
+# other skip (no key, an unknown key, a key this machine has) is a failure.
+# skip_all "KEY: reason" ends the whole test as skipped (exit 77) on the same
+# terms. The profile asks the kernel and the system directly (tests/probes/
+# machine.c, unshare, /proc), never the library: a bug in the library's own
+# availability checks must not turn its tests into skips.
+declare -A _have=()
+_skips=()
+
+# _have_probe KEY: 0 if this machine (kernel, user, installed tools) has KEY.
+_have_probe() {
+  local k=$1 v
+  case $k in
+    root) [ "$(id -u)" = 0 ] ;;
+    nonroot) [ "$(id -u)" != 0 ] ;;
+    x86_64) [ "$(uname -m)" = x86_64 ] ;;
+    probes) [ -n "$P" ] && [ -x "$P/sock" ] && [ -x "$P/machine" ] ;;
+    # A user namespace with a private mount namespace: the protected-path mask
+    # creates both, as root too. Refused in a chroot, with
+    # user.max_user_namespaces=0, or by an AppArmor/sysctl restriction.
+    userns) command -v unshare >/dev/null && unshare -Urm true 2>/dev/null ;;
+    # A private mount namespace for this user (root: directly; others: in a userns).
+    mountns) if [ "$(id -u)" = 0 ]; then unshare -m true 2>/dev/null; else have userns; fi ;;
+    landlock) have probes && [ "$("$P/machine" landlock-abi)" -ge 1 ] ;;
+    landlock4) have probes && [ "$("$P/machine" landlock-abi)" -ge 4 ] ;;
+    landlock6) have probes && [ "$("$P/machine" landlock-abi)" -ge 6 ] ;;
+    seccomp) grep -q '^Seccomp:' /proc/self/status && [ -r /proc/sys/kernel/seccomp/actions_avail ] &&
+             grep -qw kill_process /proc/sys/kernel/seccomp/actions_avail ;;
+    seccomp_notify) have probes && "$P/machine" notify >/dev/null ;;
+    # Protected paths: Landlock, a user+mount namespace, seccomp user notification.
+    guard) have landlock && have userns && have seccomp_notify ;;
+    i386) have x86_64 && have probes && "$P/sock_compat" direct 1 >/dev/null 2>&1 ;;
+    x32) have x86_64 && have probes && "$P/sock_compat" x32 1 >/dev/null 2>&1 ;;
+    shm) [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ] ;;
+    io_uring) have probes && [ -x "$P/uring" ] && "$P/uring" setup ;;
+    io_uring_socket) have probes && [ -x "$P/uring" ] && "$P/uring" socket ;;
+    # A socket family this kernel creates unconfined (af_bluetooth, af_can...).
+    af_*) have probes && "$P/sock" "${k#af_}" dgram >/dev/null 2>&1 ||
+          "$P/sock" "${k#af_}" stream >/dev/null 2>&1 || "$P/sock" "${k#af_}" seqpacket >/dev/null 2>&1 ||
+          "$P/sock" "${k#af_}" raw >/dev/null 2>&1 ;;
+    # sock_FAM_TYPE[_PROTO]: the sock probe creates that socket unconfined.
+    sock_*) v=${k#sock_}; have probes && "$P/sock" ${v//_/ } ;;
+    tun) [ -c /dev/net/tun ] && [ -r /dev/net/tun ] ;;
+    loop) [ -e /dev/loop-control ] && command -v losetup >/dev/null ;;
+    pty) [ -e /dev/ptmx ] && [ -d /dev/pts ] && have python3 ;;
+    # Unprivileged ptrace of a sibling (yama ptrace_scope 0 or 1 with a child).
+    ptrace) v=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0); [ "$v" -le 1 ] ;;
+    tiocsti) v=$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null || echo 1); [ "$v" = 1 ] ;;
+    # Setuid bits honoured on the file system of TMPDIR (not mounted nosuid).
+    setuid) ! findmnt -n -o OPTIONS -T "${TMPDIR:-/tmp}" 2>/dev/null | grep -qw nosuid ;;
+    # Core dumps land in the working directory (the unconfined proof of test_core).
+    core_in_cwd) v=$(cat /proc/sys/kernel/core_pattern); case $v in \|*|/*) false ;; *) true ;; esac ;;
+    # The probes were built without a sanitizer (asan preset: no setuid runs, no cores).
+    unsanitized) have probes && ! grep -q __asan_init "$P/sock" 2>/dev/null ;;
+    # The esc_kernel operations that work unconfined (unprivileged bpf,
+    # perf_event_paranoid, vm.unprivileged_userfaultfd...): test_kernel's controls.
+    kernel_bpf|kernel_perf|kernel_userfaultfd|kernel_personality)
+      have probes && "$P/esc_kernel" "${k#kernel_}" ;;
+    # user.* extended attributes on the file system of TMPDIR.
+    user_xattr) have python3 && python3 -c 'import os,sys,tempfile
+with tempfile.NamedTemporaryFile() as f: os.setxattr(f.name, "user.sbx", b"1")' 2>/dev/null ;;
+    # Root, yet mode-000 directories are unlistable: no DAC override (never for root).
+    dac_enforced) [ "$(id -u)" != 0 ] ;;
+    # The bounding set still has net_admin (12) and sys_admin (21).
+    bounding_admin) v=$(awk '/^CapBnd/ {print $2}' /proc/self/status); (( (0x$v >> 12 & 1) && (0x$v >> 21 & 1) )) ;;
+    # ip link add type dummy works (the dummy module loads): root only.
+    dummy_link) [ "$(id -u)" = 0 ] && have ip && unshare -n sh -c 'ip link add sbxprof0 type dummy' ;;
+    # A btrfs ioctl on TMPDIR's file system answers something other than EPERM
+    # unconfined, so the filter's EPERM is told apart (btrfs returns EPERM).
+    btrfs_eperm_distinct) [ "$(stat -f -c %T /var/tmp 2>/dev/null)" != btrfs ] ;;
+    ptmx) [ -c /dev/ptmx ] ;;
+    # yama ptrace_scope 0: a process may ptrace a sibling, not only a child.
+    ptrace0) v=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0); [ "$v" = 0 ] ;;
+    # FS_IOC_GETFLAGS and user.* xattrs on /tmp (test_readonly_seccomp's file).
+    fs_attrs) have python3 && python3 -c 'import fcntl,os,tempfile,array
+with tempfile.NamedTemporaryFile(dir="/tmp") as f:
+    os.setxattr(f.name, "user.sbx", b"1"); fcntl.ioctl(f.fileno(), 0x80086601, array.array("l",[0]))' ;;
+    # The tools some checks drive.
+    python3|node|groff|script|setcap|setpriv|getent|ip|unshare|losetup|debootstrap|git)
+      command -v "$k" >/dev/null && { [ "$k" != python3 ] || python3 -c '' 2>/dev/null; } ;;
+    *) return 99 ;;
+  esac
+}
+
+# _have_cache KEY: fill _have[KEY]: 0 has it, 1 lacks it, 99 unknown key.
+_have_cache() {
+  local r=0
+  [ -n "${_have[$1]+x}" ] && return 0
+  _have_probe "$1" >/dev/null 2>&1 || r=$?
+  [ "$r" = 0 ] || [ "$r" = 99 ] || r=1
+  _have[$1]=$r
+}
+
+# have KEY: the machine profile has KEY (cached). Unknown keys are a test bug.
+have() {
+  local r
+  _have_cache "$1"
+  r=${_have[$1]}
+  [ "$r" = 99 ] && { echo "FAIL - have: unknown capability key '$1' (tests/lib.sh)"; _fail=$((_fail + 1)); return 1; }
+  [ "$r" = 0 ]
+}
+
+# _skip_key REASON: print the key if REASON is "KEY: ..." for a known key this
+# machine lacks; otherwise return 1.
+_skip_key() {
+  local key=${1%%:*}
+  [ "$key" != "$1" ] && [[ $key =~ ^[a-z0-9_]+$ ]] || return 1
+  _have_cache "$key"
+  [ "${_have[$key]}" = 1 ] && echo "$key"
+}
+
+# require KEY NAME CMD...: the rest of the test needs KEY, and CMD (a launcher
+# run that uses it) shows whether it works. Where the profile has KEY, CMD
+# must succeed (else the test fails: a broken feature is never a skip). Where
+# it lacks KEY, CMD must fail closed (exit 126; without Landlock the file
+# system modes may instead run with a warning, as the README says), which is
+# checked, and the test ends there with the skip listed.
+require() {
+  local key=$1 name=$2 got=0
+  shift 2
+  "$@" >"$_out" 2>"$_err" || got=$?
+  if have "$key"; then
+    [ "$got" = 0 ] && return 0
+    fail "$name: exit $got though this machine has $key"; sed 's/^/    | /' "$_err" | head -5
+    finish
+  fi
+  if [ "$got" = 126 ] && [ -s "$_err" ]; then
+    pass "$name fails closed without $key (126): $(head -1 "$_err")"
+  elif [ "$got" = 0 ] && [ "$key" = landlock ] && grep -qi landlock "$_err"; then
+    pass "$name runs with a warning without Landlock: $(head -1 "$_err")"
+  else
+    fail "$name without $key: exit $got, wanted a fail-closed 126 with a reason"
+    sed 's/^/    | /' "$_err" | head -5
+  fi
+  skip "$key: $name needs it; the rest of this test cannot run here"
+  finish
+}
+
+# profile: the whole profile, one "key yes|no" line each (the summary, docs).
+SBX_PROFILE_KEYS="root nonroot x86_64 probes userns mountns landlock landlock4 landlock6 seccomp
+  seccomp_notify guard i386 x32 shm io_uring io_uring_socket tun loop pty ptmx ptrace ptrace0 tiocsti
+  setuid core_in_cwd unsanitized user_xattr fs_attrs dac_enforced bounding_admin dummy_link
+  btrfs_eperm_distinct kernel_bpf kernel_perf kernel_userfaultfd kernel_personality
+  python3 git script setcap ip getent af_bluetooth af_can af_tipc af_rds af_alg af_xdp af_vsock af_packet"
+profile() {
+  local k
+  for k in $SBX_PROFILE_KEYS; do
+    if have "$k"; then echo "$k yes"; else echo "$k no"; fi
+  done
 }
 
 _scratch=$(mktemp -d /tmp/sbx-test.XXXXXX)

@@ -5,7 +5,7 @@ set -u
 src=${SBX_SOURCE_DIR:?} L=${SBX_LAUNCHER:?}
 page=$src/docs/sandbox-exec-launcher.1
 fail=0
-command -v groff >/dev/null || { echo "skip: groff is not installed"; exit 77; }
+command -v groff >/dev/null || { echo "skip: groff: groff is not installed [profile: no groff]"; exit 77; }
 warnings=$(groff -man -ww -z "$page" 2>&1)
 [ -z "$warnings" ] && echo "ok   - groff -man -ww: no warnings" || { echo "FAIL - groff warnings:"; echo "$warnings"; fail=1; }
 rendered=$(groff -man -Tascii "$page" 2>/dev/null | col -b)

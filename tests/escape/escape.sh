@@ -2,35 +2,54 @@
 # ctest passes this file's path as the test's first argument, so as-nobody.sh
 # copies it along with the test.
 
-# Skip the whole test (exit 77) with a reason.
-esc_skip_all() {
-  echo "skip: $*"
-  rm -rf "$_scratch"
-  exit 77
-}
+# Skip the whole test (exit 77) with "KEY: reason"; see skip_all in lib.sh.
+esc_skip_all() { skip_all "$@"; }
 
 # esc_need_probes NAME...: the probes must have been built.
 esc_need_probes() {
   local p
   for p in "$@"; do
-    [ -x "$P/$p" ] || esc_skip_all "probe $p is not built here"
+    [ -x "$P/$p" ] || { fail "probe $p is not built (tests/CMakeLists.txt builds every probe)"; finish; }
   done
 }
 
-# esc_modes MODE...: keep in ESC_MODES the modes the launcher can apply on
-# this machine. A mode it cannot apply fails closed (126) and is skipped with
-# the launcher's reason; with none left the test is skipped.
+# esc_mode_needs MODE: the profile key a mode needs (docs/landlock.md).
+esc_mode_needs() {
+  case $1 in
+    --no-network) echo seccomp ;;
+    --confine-fs|--sandbox) echo landlock ;;
+    --read-only) echo landlock6 ;;
+    *) echo "unknown-mode" ;;
+  esac
+}
+
+# esc_modes MODE...: keep in ESC_MODES the modes this test runs. A mode the
+# machine profile says cannot be had here must fail closed (126, with the
+# launcher's reason) and is skipped; a mode the profile says can be had and
+# the launcher refuses is a failure, never a silently dropped mode.
 esc_modes() {
-  local m
+  local m key got
   ESC_MODES=()
   for m in "$@"; do
-    if "$L" "$m" -- true >/dev/null 2>"$_err"; then
-      ESC_MODES+=("$m")
+    key=$(esc_mode_needs "$m")
+    got=0
+    "$L" "$m" -- true >/dev/null 2>"$_err" || got=$?
+    if have "$key"; then
+      if [ "$got" = 0 ]; then ESC_MODES+=("$m"); else
+        fail "$m cannot be applied (exit $got) though this machine has $key: $(head -1 "$_err")"
+      fi
+    elif [ "$got" = 126 ]; then
+      pass "$m fails closed where the machine lacks $key (126)"
+      skip "$key: $m cannot be applied here: $(head -1 "$_err")"
+    elif [ "$got" = 0 ] && [ "$key" = landlock ] && [ -s "$_err" ]; then
+      # README: without Landlock the file-system modes run with a warning.
+      pass "$m runs with a warning where the machine lacks Landlock: $(head -1 "$_err")"
+      skip "$key: $m does not confine the file system here"
     else
-      skip "$m cannot be applied here: $(head -1 "$_err")"
+      fail "$m without $key: exit $got, wanted a fail-closed 126 (or Landlock's warning)"
     fi
   done
-  [ ${#ESC_MODES[@]} -gt 0 ] || esc_skip_all "no mode this test concerns can be applied here"
+  [ ${#ESC_MODES[@]} -gt 0 ] || skip_all "$key: no mode this test concerns can be applied here"
 }
 
 # expect_refused ERRNO NAME CMD...: CMD must exit 1 with "refused ERRNO".

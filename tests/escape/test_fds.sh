@@ -32,7 +32,7 @@ done
 # network: without --close-fds it still sends to a local listener. UDP, because
 # with Landlock ABI 4+ a TCP connect() is also walled off by Landlock's
 # connect_tcp right; datagrams have no such second wall.
-command -v python3 >/dev/null || { skip "python3 missing: no socket case"; finish; }
+have python3 || { skip "python3: missing, no socket case"; finish; }
 python3 - "$_scratch/port" "$_scratch/received" <<'PY' &
 import os, socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)

@@ -37,11 +37,12 @@ if [ "$(id -u)" = 0 ]; then
       expect_output_has "euid=0 " "the setuid bit is ignored under $m (no_new_privs)"
     done
   elif grep -q Sanitizer "$_out"; then
-    skip "the probe is built with a sanitizer, which cannot run setuid (asan preset)"
+    if have unsanitized; then fail "a sanitizer message, yet the profile sees none: $(head -1 "$_out")"; fi
+    skip "unsanitized: the probe is built with a sanitizer, which cannot run setuid (asan preset)"
   else
-    skip "setuid bits are not honoured here unconfined (nosuid mount?): $(cat "$_out")"
+    skip "setuid: setuid bits are not honoured here unconfined (nosuid mount?): $(cat "$_out")"
   fi
 else
-  skip "setuid check needs root to make a setuid file (no_new_privs is checked above)"
+  skip "root: setuid check needs root to make a setuid file (no_new_privs is checked above)"
 fi
 finish

@@ -13,7 +13,7 @@
 . "$SBX_TESTLIB"
 . "${1:?usage: test_tty.sh PATH/escape.sh}"
 esc_need_probes esc_tty
-command -v python3 >/dev/null || esc_skip_all "python3 is missing (needed for a pseudo-terminal)"
+have pty || esc_skip_all "pty: no pseudo-terminal or python3 here (needed for a pseudo-terminal)"
 
 # on_pty CMD...: run CMD as the session leader of a new pseudo-terminal; its
 # output to $_out, its exit status (128+N for a signal) returned.
@@ -38,14 +38,14 @@ on_pty "$P/esc_tty" sti || got=$?
 if [ "$got" = 0 ]; then
   pass "TIOCSTI injects input unconfined"
 elif [ "$got" = 2 ]; then
-  esc_skip_all "no pseudo-terminal here: $(head -1 "$_out")"
+  esc_skip_all "pty: no pseudo-terminal here: $(head -1 "$_out")"
 else
-  skip "TIOCSTI is already refused unconfined ($(tr -d '\r' <"$_out" | head -1)): dev.tty.legacy_tiocsti=0?"
+  skip "tiocsti: TIOCSTI is already refused unconfined ($(tr -d '\r' <"$_out" | head -1)): dev.tty.legacy_tiocsti=0?"
 fi
 got=0
 on_pty "$P/esc_tty" devtty || got=$?
 if [ "$got" = 0 ]; then pass "TIOCSTI through /dev/tty injects input unconfined"; else
-  skip "TIOCSTI through /dev/tty fails unconfined: $(tr -d '\r' <"$_out" | head -1)"; fi
+  skip "tiocsti: TIOCSTI through /dev/tty fails unconfined: $(tr -d '\r' <"$_out" | head -1)"; fi
 got=0
 on_pty "$P/esc_tty" linux || got=$?
 # On a pty the kernel answers TIOCLINUX itself (not a console); the point is

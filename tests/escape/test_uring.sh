@@ -7,7 +7,7 @@
 esc_need_probes uring
 got=0
 "$P/uring" setup >"$_out" 2>&1 || got=$?
-[ "$got" = 0 ] || esc_skip_all "io_uring does not work here unconfined: $(head -1 "$_out")"
+[ "$got" = 0 ] || esc_skip_all "io_uring: io_uring does not work here unconfined: $(head -1 "$_out")"
 pass "io_uring_setup works unconfined"
 esc_modes --no-network --confine-fs --sandbox --read-only
 for m in "${ESC_MODES[@]}"; do

@@ -22,7 +22,7 @@ expect_output_has "mach services allowed:" "the text lists the Mach services"
 expect_output_has "  com.apple.system.opendirectoryd.libinfo" "user lookups are listed"
 
 if [ -z "$PY" ]; then
-  skip "python3 is not runnable here; JSON checks skipped"
+  skip "python3: python3 is not runnable here; JSON checks skipped"
   finish
 fi
 

@@ -35,7 +35,7 @@ expect_output_has '(deny file-read* file-write* file-link file-clone (regex #"/[
   "the text shows the .env rule"
 
 if [ -z "$PY" ]; then
-  skip "python3 is not runnable here; JSON checks skipped"
+  skip "python3: python3 is not runnable here; JSON checks skipped"
   finish
 fi
 

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "../common/t_profile.h"
+
 static char base[64];
 static char path_buf[8][192];
 static struct t_roots roots;
@@ -285,7 +287,7 @@ static void test_git_init_add_commit_inside_the_project_works(void **state)
     char script[1024];
     (void)state;
     if (access("/usr/bin/git", X_OK) != 0)
-        skip();
+        T_SKIP_UNLESS("git", "git is not installed");
     snprintf(script, sizeof script,
              "set -e; cd '%s'; export HOME='%s' GIT_CONFIG_NOSYSTEM=1; git init -q; "
              "echo hello > a.txt; git add a.txt; "
@@ -304,10 +306,8 @@ static void test_user_namespace_mount_cannot_get_around_confinement(void **state
              "unshare -Urm sh -c 'mount -t tmpfs none \"%s\" && touch \"%s/x\"' 2>/dev/null",
              at("out/emptydir"), at("out/emptydir"));
     /* Unconfined first: when this host forbids it anyway, the test proves nothing. */
-    if (t_sh(T_NONE, &roots, script) != 0) {
-        print_message("skip: unshare -Urm + mount fails here even unconfined\n");
-        skip();
-    }
+    if (t_sh(T_NONE, &roots, script) != 0)
+        T_SKIP_UNLESS("userns", "unshare -Urm + mount fails here even unconfined");
     assert_int_not_equal(t_sh(T_CONFINED, &roots, script), 0);
     assert_false(t_exists(at("out/emptydir/x")));
 }
@@ -352,11 +352,8 @@ static void check_outside_process_unreachable(enum t_mode mode)
 
     /* Yama above 0 forbids a sibling's ptrace even unconfined. */
     if (t_read_file("/proc/sys/kernel/yama/ptrace_scope", scope, sizeof scope) > 0 &&
-        scope[0] != '0') {
-        print_message("skip: yama ptrace_scope is %c, unconfined ptrace of a sibling fails\n",
-                      scope[0]);
-        skip();
-    }
+        scope[0] != '0' && getuid() != 0)
+        T_SKIP_UNLESS("ptrace0", "yama ptrace_scope above 0: unconfined ptrace of a sibling fails");
     target = fork();
     assert_true(target >= 0);
     if (target == 0) {
@@ -431,7 +428,7 @@ static void test_without_landlock_confined_runs_the_command_with_one_warning(voi
     char script[256], err[1024];
     (void)state;
     if (!getenv("SBX_PROBES"))
-        skip();
+        T_SKIP_UNLESS("probes", "SBX_PROBES is not set");
     snprintf(script, sizeof script, "echo ran > '%s'", at("out/marker"));
     assert_int_equal(run_hidden("confined", script, err, sizeof err), 0);
     print_message("stderr: %s", err);
@@ -533,13 +530,15 @@ int main(int argc, char **argv)
             test_without_landlock_confined_runs_the_command_with_one_warning, setup, teardown),
         cmocka_unit_test(test_partial_capability_drop_refuses_without_no_new_privs),
     };
-    const char *why;
+    const char *why = NULL;
 
     if (argc > 1 && strcmp(argv[1], "--run") == 0)
         return t_runner_main(argc, argv);
-    if (sbx_landlock_abi(&why) < 1) {
-        printf("skip: %s\n", why);
-        return 77;
+    {
+        int ok = sbx_landlock_abi(&why) >= 1;
+        int rc = t_require("landlock", ok, why ? why : "no Landlock");
+        if (rc)
+            return rc;
     }
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

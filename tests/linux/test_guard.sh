@@ -10,11 +10,7 @@ home=$_scratch/home
 mkdir -p "$proj"/{sub,keys} "$home"
 cd "$proj" || exit 1
 export HOME=$home
-if ! "$L" --sandbox --protect-secrets -- true >"$_out" 2>"$_err"; then
-  echo "skip: the launcher cannot confine with protected paths here: $(head -1 "$_err")"
-  rm -rf "$_scratch"
-  exit 77
-fi
+require guard "--sandbox --protect-secrets" "$L" --sandbox --protect-secrets -- true
 S=("$L" --sandbox --protect-secrets --project "$proj" --)
 
 # refused NAME CREATED SHELL-CMD: works unconfined (then undone), is refused
@@ -179,7 +175,7 @@ for mode in "--sandbox" "--no-network" ""; do
   if [ "$u" = 0 ]; then
     expect_status 1 "guarded ${mode:-(protect only)}: io_uring_setup is refused" \
       "$L" $mode --protect-secrets --project "$proj" -- "$P/uring" setup
-  else skip "io_uring is not available here (exit $u)"; fi
+  else skip "io_uring: io_uring is not available here (exit $u)"; fi
 done
 
 # A sandbox inside a guarded one fails closed: the guard would create names

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/t_profile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -107,7 +109,7 @@ static void test_sigsys_kill_is_seen_by_the_host(void **state)
     int st = -1;
     (void)state;
     if (access("/usr/bin/python3", X_OK) != 0)
-        skip();
+        T_SKIP_UNLESS("python3", "python3 is not installed");
     sandbox_policy_set_network(p, SANDBOX_NETWORK_DENY);
     assert_int_equal(sandbox_spawn(p, argv, NULL, NULL, &proc, &err), SANDBOX_OK);
     assert_int_equal(sandbox_wait(&proc, &st, &err), SANDBOX_OK);
@@ -200,9 +202,11 @@ int main(void)
     };
     sandbox_report r;
     sandbox_self_test(&r);
-    if (!r.protected_paths.available || !r.filesystem.available) {
-        printf("skip: %s\n", r.protected_paths.detail);
-        return 77;
+    {
+        int rc = t_require("guard", r.protected_paths.available && r.filesystem.available,
+                           r.protected_paths.detail);
+        if (rc)
+            return rc;
     }
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -26,7 +26,7 @@ not_refused() {
     if [ "$got" = 0 ]; then pass "$name (exit 0)"; else fail "$name: exit $got"; sed 's/^/    | /' "$_err" | head -3; fi
   else
     pass "$name (not refused by the scan)"
-    skip "$name: running the command needs the Linux backend (exit $got until it merges)"
+    skip "landlock: $name: running the command needs the Linux backend (exit $got)"
   fi
 }
 
@@ -56,7 +56,7 @@ not_refused "links whose every name is inside pass" "${run[@]}" --class project 
 mkdir "$t/proj/locked"
 chmod 000 "$t/proj/locked"
 if ls "$t/proj/locked" >/dev/null 2>&1; then
-  skip "an unlistable folder: this user lists mode-000 folders anyway (root or CAP_DAC_READ_SEARCH)"
+  skip "dac_enforced: an unlistable folder: this user lists mode-000 folders anyway (root or CAP_DAC_READ_SEARCH)"
 else
   expect_status 126 "an unlistable folder is refused" "${run[@]}" --class project -- true
   expect_output_has "cannot scan $t/proj/locked" "the refusal names the folder"

@@ -21,11 +21,7 @@ export HOME=$home
 
 # A build whose launcher cannot confine (a backend stub, or a kernel without
 # seccomp/Landlock/user namespaces) fails closed; then there is nothing to observe.
-if ! "$L" --sandbox --protect-secrets -- true >"$_out" 2>"$_err"; then
-  echo "skip: the launcher cannot confine on this build yet: $(head -1 "$_err")"
-  rm -rf "$_scratch"
-  exit 77
-fi
+require guard "--sandbox --protect-secrets" "$L" --sandbox --protect-secrets -- true
 S=("$L" --sandbox --protect-secrets --project "$proj" --)
 
 # no_secret NAME: the last command's output never held the secret.

@@ -5,12 +5,7 @@
 # Skips (77) while the launcher cannot apply the seccomp part yet.
 . "$SBX_TESTLIB"
 
-if ! "$L" --read-only -- true >"$_out" 2>"$_err"; then
-  if grep -q -e seccomp -e "ABI 6" "$_err"; then
-    echo "skip: --read-only cannot run here yet: $(cat "$_err")"
-    rm -rf "$_scratch"; exit 77
-  fi
-fi
+require landlock6 "--read-only" "$L" --read-only -- true
 
 base=$(mktemp -d /var/tmp/sbx-ll-ro.XXXXXX)
 chmod 755 "$base"

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/t_profile.h"
+
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/io_uring.h>
@@ -169,8 +171,11 @@ static void check_all(int deny_action)
         int free_run = sc_run(NULL, cases[i].op, NULL);
         int confined;
         if (free_run == ENOTTY || free_run == EOPNOTSUPP) {
-            printf("skip - %s: not supported on this file system (%s)\n", cases[i].name,
-                   strerror(free_run));
+            printf("skip: fs_attrs: %s: not supported on this file system (%s) [profile: %s]\n",
+                   cases[i].name, strerror(free_run),
+                   t_have("fs_attrs") == 0 ? "no fs_attrs" : "HAS fs_attrs");
+            if (t_have("fs_attrs") != 0)
+                failures++;
             continue;
         }
         confined = sc_run(&ro, cases[i].op, NULL);

@@ -45,7 +45,7 @@ check --read-only EPERM "utimensat" "os.utime('$f')"
 if "$PY" -c "import os; os.setxattr('$f', 'user.sbx', b'1')" 2>/dev/null; then
   check --read-only EPERM "setxattr" "os.setxattr('$f', 'user.sbx', b'2')"
 else
-  skip "setxattr: user xattrs unsupported on $(stat -f -c %T "$f")"
+  skip "user_xattr: setxattr: user xattrs unsupported on $(stat -f -c %T "$f")"
 fi
 check --read-only EPERM "socket(AF_UNIX)" "socket.socket(socket.AF_UNIX)"
 check --read-only EPERM "socketpair" "socket.socketpair()"

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/t_profile.h"
+
 #include <fcntl.h>
 #include <linux/io_uring.h>
 #include <pty.h>
@@ -127,7 +129,7 @@ static void test_tiocsti_is_refused_in_every_mode(void **state)
     /* Root succeeds; others get EIO when dev.tty.legacy_tiocsti is 0. */
     printf("TIOCSTI unconfined: %s\n", sc_outcome(free_run, b, sizeof b));
     if (free_run == ENOTTY)
-        skip();
+        T_SKIP_UNLESS("ptmx", "no pseudo-terminal device to inject into");
     assert_int_not_equal(free_run, EPERM);
     for (i = 0; i < 4; i++)
         assert_int_equal(sc_run(&pol[i], op_tiocsti, NULL), EPERM);
@@ -150,7 +152,7 @@ static void test_an_inherited_io_uring_ring_is_refused(void **state)
     ring_fd = (int)syscall(425, 4, &p);
     if (ring_fd < 0) {
         printf("io_uring unavailable: %s\n", strerror(errno));
-        skip();
+        T_SKIP_UNLESS("io_uring", "io_uring_setup fails unconfined");
     }
     assert_int_equal(sc_run(NULL, op_enter_ring, NULL), 0);
     assert_int_equal(sc_run(&net, op_enter_ring, NULL), EPERM);

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/t_profile.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -259,7 +261,7 @@ static void test_landlock_plan_confines_the_child_only(void **state)
     size_t len;
     (void)state;
     if (sbx_landlock_abi(&why) <= 0)
-        skip();
+        T_SKIP_UNLESS("landlock", "no Landlock");
     assert_non_null(mkdtemp(proj));
     snprintf(outside, sizeof outside, "/var/tmp/sbx-spawn-ll-out-%ld", (long)getpid());
     unlink(outside);

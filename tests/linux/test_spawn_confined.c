@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/t_profile.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -107,7 +109,7 @@ static void test_confined_write_outside_roots_is_refused(void **state)
     sandbox_error err;
     (void)state;
     if (!sandbox_fs_confinement_available())
-        skip();
+        T_SKIP_UNLESS("landlock", "the library reports no file-system confinement");
     p = net_policy();
     sandbox_policy_set_filesystem(p, SANDBOX_FS_CONFINED);
     snprintf(outside, sizeof outside, "/var/tmp/sbx-spawn-outside-%ld", (long)getpid());
@@ -151,8 +153,9 @@ static void test_protected_secret_unreadable_in_child_only(void **state)
     sandbox_error err;
     (void)state;
     sandbox_self_test(&rep);
-    if (!rep.protected_paths.available || !sandbox_fs_confinement_available())
-        skip();
+    if (t_have("guard") != 1)
+        T_SKIP_UNLESS("guard", "protected paths need a user namespace, Landlock and seccomp notify");
+    assert_true(rep.protected_paths.available && sandbox_fs_confinement_available());
     snprintf(env_path, sizeof env_path, "%s/.env", project);
     fd = open(env_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     assert_true(fd >= 0);
@@ -196,10 +199,10 @@ int main(void)
         cmocka_unit_test(test_protected_secret_unreadable_in_child_only),
     };
     int rc;
-    if (!sandbox_network_killswitch_available()) {
-        printf("skip: the seccomp network kill-switch is not available in this build or kernel\n");
-        return 77;
-    }
+    rc = t_require("seccomp", sandbox_network_killswitch_available(),
+                   "the seccomp network kill-switch is not available in this build or kernel");
+    if (rc)
+        return rc;
     snprintf(project, sizeof project, "/tmp/sbx-spawn-proj-XXXXXX");
     if (!mkdtemp(project))
         return 1;

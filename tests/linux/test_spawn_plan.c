@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/t_profile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -407,8 +409,9 @@ static void test_secret_created_after_plan_new_is_masked(void **state)
     int status;
     (void)state;
     sandbox_self_test(&rep);
-    if (!rep.protected_paths.available)
-        skip();
+    if (t_have("guard") != 1)
+        T_SKIP_UNLESS("guard", "protected paths need a user namespace, Landlock and seccomp notify");
+    assert_true(rep.protected_paths.available);
     p = sandbox_like_policy();
     assert_int_equal(sandbox_policy_protect_defaults(p), SANDBOX_OK);
     plan = make_plan(p);
@@ -486,10 +489,11 @@ int main(int argc, char **argv)
 
     if (argc == 3 && strcmp(argv[1], "--child") == 0)
         return child_main(argv[2]);
-    if (!sandbox_network_killswitch_available() || !sandbox_fs_confinement_available()) {
-        printf("skip: the seccomp network kill-switch or Landlock is not available here\n");
-        return 77;
-    }
+    rc = t_require("seccomp", sandbox_network_killswitch_available(), "no seccomp kill-switch");
+    if (!rc)
+        rc = t_require("landlock", sandbox_fs_confinement_available(), "no Landlock");
+    if (rc)
+        return rc;
     n = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
     if (n <= 0)
         return 1;

@@ -13,12 +13,37 @@
 #include "linux/landlock.h"
 #include "linux/linux.h"
 
+/* The expected rights are stated from the contract, the kernel's Landlock
+ * ABI (include/uapi/linux/landlock.h, Documentation/userspace-api/landlock.rst),
+ * never from the library's own SBX_LL_* constants: a wrong constant there
+ * must fail here, not be copied into the expectation. */
+#define K_FS_EXECUTE (1ULL << 0)
+#define K_FS_WRITE_FILE (1ULL << 1)
+#define K_FS_READ_FILE (1ULL << 2)
+#define K_FS_READ_DIR (1ULL << 3)
+#define K_FS_REMOVE_DIR (1ULL << 4)
+#define K_FS_REMOVE_FILE (1ULL << 5)
+#define K_FS_MAKE_CHAR (1ULL << 6)
+#define K_FS_MAKE_DIR (1ULL << 7)
+#define K_FS_MAKE_REG (1ULL << 8)
+#define K_FS_MAKE_SOCK (1ULL << 9)
+#define K_FS_MAKE_FIFO (1ULL << 10)
+#define K_FS_MAKE_BLOCK (1ULL << 11)
+#define K_FS_MAKE_SYM (1ULL << 12)
+#define K_FS_REFER (1ULL << 13)     /* ABI 2 */
+#define K_FS_TRUNCATE (1ULL << 14)  /* ABI 3 */
+#define K_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+#define K_NET_BIND_TCP (1ULL << 0)  /* ABI 4 */
+#define K_NET_CONNECT_TCP (1ULL << 1)
+#define K_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
+#define K_SCOPE_SIGNAL (1ULL << 1)
+
 #define V1_WRITE                                                                                   \
-    (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_REMOVE_DIR | SBX_LL_FS_REMOVE_FILE | SBX_LL_FS_MAKE_CHAR |   \
-     SBX_LL_FS_MAKE_DIR | SBX_LL_FS_MAKE_REG | SBX_LL_FS_MAKE_SOCK | SBX_LL_FS_MAKE_FIFO |         \
-     SBX_LL_FS_MAKE_BLOCK | SBX_LL_FS_MAKE_SYM)
-#define TCP (SBX_LL_NET_BIND_TCP | SBX_LL_NET_CONNECT_TCP)
-#define SCOPES (SBX_LL_SCOPE_ABSTRACT_UNIX_SOCKET | SBX_LL_SCOPE_SIGNAL)
+    (K_FS_WRITE_FILE | K_FS_REMOVE_DIR | K_FS_REMOVE_FILE | K_FS_MAKE_CHAR |   \
+     K_FS_MAKE_DIR | K_FS_MAKE_REG | K_FS_MAKE_SOCK | K_FS_MAKE_FIFO |         \
+     K_FS_MAKE_BLOCK | K_FS_MAKE_SYM)
+#define TCP (K_NET_BIND_TCP | K_NET_CONNECT_TCP)
+#define SCOPES (K_SCOPE_ABSTRACT_UNIX_SOCKET | K_SCOPE_SIGNAL)
 
 /* Resolve a policy with fixed paths, so nothing depends on the host. */
 static void resolve(int fs, int net, sbx_resolved *r)
@@ -36,18 +61,36 @@ static void resolve(int fs, int net, sbx_resolved *r)
     sandbox_policy_free(p);
 }
 
+/* The library's constants are the kernel's ABI as stated above. (The uapi
+ * header cannot be included next to src/linux/landlock.h, which shadows it.) */
+static void test_library_rights_are_the_kernel_abi(void **state)
+{
+    (void)state;
+    assert_true(SBX_LL_FS_EXECUTE == K_FS_EXECUTE && SBX_LL_FS_WRITE_FILE == K_FS_WRITE_FILE &&
+                SBX_LL_FS_READ_FILE == K_FS_READ_FILE && SBX_LL_FS_READ_DIR == K_FS_READ_DIR &&
+                SBX_LL_FS_REMOVE_DIR == K_FS_REMOVE_DIR && SBX_LL_FS_REMOVE_FILE == K_FS_REMOVE_FILE &&
+                SBX_LL_FS_MAKE_CHAR == K_FS_MAKE_CHAR && SBX_LL_FS_MAKE_DIR == K_FS_MAKE_DIR &&
+                SBX_LL_FS_MAKE_REG == K_FS_MAKE_REG && SBX_LL_FS_MAKE_SOCK == K_FS_MAKE_SOCK &&
+                SBX_LL_FS_MAKE_FIFO == K_FS_MAKE_FIFO && SBX_LL_FS_MAKE_BLOCK == K_FS_MAKE_BLOCK &&
+                SBX_LL_FS_MAKE_SYM == K_FS_MAKE_SYM && SBX_LL_FS_REFER == K_FS_REFER &&
+                SBX_LL_FS_TRUNCATE == K_FS_TRUNCATE && SBX_LL_FS_IOCTL_DEV == K_FS_IOCTL_DEV);
+    assert_true(SBX_LL_NET_BIND_TCP == K_NET_BIND_TCP && SBX_LL_NET_CONNECT_TCP == K_NET_CONNECT_TCP);
+    assert_true(SBX_LL_SCOPE_ABSTRACT_UNIX_SOCKET == K_SCOPE_ABSTRACT_UNIX_SOCKET &&
+                SBX_LL_SCOPE_SIGNAL == K_SCOPE_SIGNAL);
+}
+
 static void test_confined_handles_exactly_the_write_rights_of_each_abi(void **state)
 {
     /* Index = ABI. REFER from 2; never TRUNCATE, IOCTL_DEV, reads or exec. */
     static const uint64_t want[8] = {
         0,
         V1_WRITE,
-        V1_WRITE | SBX_LL_FS_REFER,
-        V1_WRITE | SBX_LL_FS_REFER,
-        V1_WRITE | SBX_LL_FS_REFER,
-        V1_WRITE | SBX_LL_FS_REFER,
-        V1_WRITE | SBX_LL_FS_REFER,
-        V1_WRITE | SBX_LL_FS_REFER,
+        V1_WRITE | K_FS_REFER,
+        V1_WRITE | K_FS_REFER,
+        V1_WRITE | K_FS_REFER,
+        V1_WRITE | K_FS_REFER,
+        V1_WRITE | K_FS_REFER,
+        V1_WRITE | K_FS_REFER,
     };
     struct sbx_landlock_handled h;
     int abi;
@@ -57,8 +100,8 @@ static void test_confined_handles_exactly_the_write_rights_of_each_abi(void **st
         assert_true(h.fs == want[abi]);
         assert_true(h.net == 0);
         assert_true(h.scoped == 0);
-        assert_false(h.fs & (SBX_LL_FS_TRUNCATE | SBX_LL_FS_IOCTL_DEV | SBX_LL_FS_READ_FILE |
-                             SBX_LL_FS_READ_DIR | SBX_LL_FS_EXECUTE));
+        assert_false(h.fs & (K_FS_TRUNCATE | K_FS_IOCTL_DEV | K_FS_READ_FILE |
+                             K_FS_READ_DIR | K_FS_EXECUTE));
     }
 }
 
@@ -96,11 +139,11 @@ static void test_network_deny_alone_still_creates_a_domain_on_every_abi(void **s
             assert_int_equal(p.n_rules, 0);
         } else {
             /* Only MAKE_BLOCK, granted again beneath "/": denies nothing. */
-            assert_true(p.handled.fs == SBX_LL_FS_MAKE_BLOCK);
+            assert_true(p.handled.fs == K_FS_MAKE_BLOCK);
             assert_true(p.handled.net == 0);
             assert_int_equal(p.n_rules, 1);
             assert_string_equal(p.rules[0].path, "/");
-            assert_true(p.rules[0].dir_rights == SBX_LL_FS_MAKE_BLOCK);
+            assert_true(p.rules[0].dir_rights == K_FS_MAKE_BLOCK);
         }
         sbx_landlock_plan_free(&p);
     }
@@ -139,9 +182,9 @@ static void test_confined_rules_cover_every_root_with_file_rights_for_files(void
             assert_string_equal(p.rules[i].path, roots[i]);
             /* Everything handled except making device nodes. */
             assert_true(p.rules[i].dir_rights ==
-                        (p.handled.fs & ~(SBX_LL_FS_MAKE_CHAR | SBX_LL_FS_MAKE_BLOCK)));
+                        (p.handled.fs & ~(K_FS_MAKE_CHAR | K_FS_MAKE_BLOCK)));
             /* A file root: only what a file can have, i.e. write_file. */
-            assert_true(p.rules[i].file_rights == SBX_LL_FS_WRITE_FILE);
+            assert_true(p.rules[i].file_rights == K_FS_WRITE_FILE);
             assert_int_equal(p.rules[i].mandatory, 0); /* missing root: skipped, warned */
             assert_int_equal(p.rules[i].device, 0);
         }
@@ -177,7 +220,7 @@ static void test_confined_dev_is_narrowed_to_the_device_list(void **state)
     static const char *const never[] = {"/dev/sda",  "/dev/vda",  "/dev/loop0", "/dev/net",
                                         "/dev/net/tun", "/dev/fuse", "/dev/kmsg", "/dev/mem",
                                         "/dev/loop-control", "/dev/snd"};
-    const uint64_t nodes = SBX_LL_FS_MAKE_CHAR | SBX_LL_FS_MAKE_BLOCK;
+    const uint64_t nodes = K_FS_MAKE_CHAR | K_FS_MAKE_BLOCK;
     const struct sbx_landlock_rule *rule;
     sbx_resolved r;
     struct sbx_landlock_plan p;
@@ -192,7 +235,7 @@ static void test_confined_dev_is_narrowed_to_the_device_list(void **state)
         rule = rule_for(&p, files[i]);
         assert_non_null(rule);
         assert_true(rule->dir_rights == 0); /* a directory there is skipped, not granted */
-        assert_true(rule->file_rights == SBX_LL_FS_WRITE_FILE);
+        assert_true(rule->file_rights == K_FS_WRITE_FILE);
         assert_int_equal(rule->device, 1);
         assert_int_equal(rule->mandatory, 0);
     }
@@ -202,7 +245,7 @@ static void test_confined_dev_is_narrowed_to_the_device_list(void **state)
     for (i = 0; i < sizeof device_dirs / sizeof device_dirs[0]; i++) {
         rule = rule_for(&p, device_dirs[i]);
         assert_non_null(rule);
-        assert_true(rule->dir_rights == SBX_LL_FS_WRITE_FILE); /* open nodes, make nothing */
+        assert_true(rule->dir_rights == K_FS_WRITE_FILE); /* open nodes, make nothing */
         assert_true(rule->file_rights == 0);
         assert_int_equal(rule->device, 1);
     }
@@ -288,7 +331,7 @@ static void test_read_only_handles_every_write_right_but_truncate_tcp_and_both_s
         assert_int_equal(sbx_landlock_plan_build(&r, abi, "", &p, warning, sizeof warning, &err),
                          SANDBOX_OK);
         assert_int_equal(p.abi, abi > 7 ? 7 : abi);
-        assert_true(p.handled.fs == (V1_WRITE | SBX_LL_FS_REFER | SBX_LL_FS_IOCTL_DEV));
+        assert_true(p.handled.fs == (V1_WRITE | K_FS_REFER | K_FS_IOCTL_DEV));
         assert_true(p.handled.net == TCP);
         assert_true(p.handled.scoped == SCOPES);
         assert_int_equal(p.n_rules, 3);
@@ -297,7 +340,7 @@ static void test_read_only_handles_every_write_right_but_truncate_tcp_and_both_s
             assert_string_equal(p.rules[i].path, devs[i]);
             assert_true(p.rules[i].dir_rights == 0); /* a directory there is an error */
             /* O_TRUNC on these works without the right: it is not handled. */
-            assert_true(p.rules[i].file_rights == (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_IOCTL_DEV));
+            assert_true(p.rules[i].file_rights == (K_FS_WRITE_FILE | K_FS_IOCTL_DEV));
             assert_int_equal(p.rules[i].mandatory, 1);
         }
         sbx_landlock_plan_free(&p);
@@ -322,15 +365,15 @@ static void test_read_only_handles_ioctl_dev_but_never_truncate(void **state)
     (void)state;
     for (abi = 0; abi <= 9; abi++) {
         sbx_landlock_handled_for(abi, SANDBOX_FS_READ_ONLY, SANDBOX_NETWORK_DENY, &h);
-        assert_false(h.fs & SBX_LL_FS_TRUNCATE);
-        assert_true(!!(h.fs & SBX_LL_FS_IOCTL_DEV) == (abi >= 5));
+        assert_false(h.fs & K_FS_TRUNCATE);
+        assert_true(!!(h.fs & K_FS_IOCTL_DEV) == (abi >= 5));
     }
     resolve(SANDBOX_FS_READ_ONLY, SANDBOX_NETWORK_DENY, &r);
     for (abi = 6; abi <= 7; abi++) {
         assert_int_equal(sbx_landlock_plan_build(&r, abi, "", &p, warning, sizeof warning, &err),
                          SANDBOX_OK);
-        assert_false(p.handled.fs & SBX_LL_FS_TRUNCATE);
-        assert_true(p.handled.fs & SBX_LL_FS_IOCTL_DEV);
+        assert_false(p.handled.fs & K_FS_TRUNCATE);
+        assert_true(p.handled.fs & K_FS_IOCTL_DEV);
         for (i = 0; i < p.n_rules; i++)
             assert_true(((p.rules[i].dir_rights | p.rules[i].file_rights) & ~p.handled.fs) == 0);
         assert_true((sbx_landlock_terminal_rights(p.abi) & ~p.handled.fs) == 0);
@@ -343,9 +386,9 @@ static void test_read_only_handles_ioctl_dev_but_never_truncate(void **state)
 static void test_terminal_rights_grow_with_the_abi(void **state)
 {
     (void)state;
-    assert_true(sbx_landlock_terminal_rights(1) == SBX_LL_FS_WRITE_FILE);
-    assert_true(sbx_landlock_terminal_rights(3) == SBX_LL_FS_WRITE_FILE); /* never TRUNCATE */
-    assert_true(sbx_landlock_terminal_rights(5) == (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_IOCTL_DEV));
+    assert_true(sbx_landlock_terminal_rights(1) == K_FS_WRITE_FILE);
+    assert_true(sbx_landlock_terminal_rights(3) == K_FS_WRITE_FILE); /* never TRUNCATE */
+    assert_true(sbx_landlock_terminal_rights(5) == (K_FS_WRITE_FILE | K_FS_IOCTL_DEV));
     assert_true(sbx_landlock_terminal_rights(7) == sbx_landlock_terminal_rights(5));
 }
 
@@ -430,6 +473,7 @@ static void test_explain_of_read_only_below_abi_6_says_it_would_be_refused(void 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_library_rights_are_the_kernel_abi),
         cmocka_unit_test(test_confined_handles_exactly_the_write_rights_of_each_abi),
         cmocka_unit_test(test_confined_with_network_deny_adds_tcp_from_abi_4),
         cmocka_unit_test(test_network_deny_alone_still_creates_a_domain_on_every_abi),
