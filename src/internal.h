@@ -223,6 +223,10 @@ int sbx_resolved_add_root_from(sbx_resolved *r, const char *path, int kind, cons
 struct sbx_link_fact {
     char *at;
     char *parent;
+    /* The parent directory's owner and mode when the link was passed (host
+     * lookups only; parent_known 0 otherwise): who could have planted it. */
+    int parent_known;
+    unsigned long parent_uid, parent_mode;
 };
 
 /* What a path is. `final` is its canonical spelling (for a path that does
@@ -231,6 +235,10 @@ struct sbx_link_fact {
 struct sbx_path_fact {
     char *final;
     int exists, is_dir;
+    /* Set when what the path names cannot be known: ".." after a component
+     * that does not exist (the kernel would climb from what is created
+     * there later, not from the text), or a name too long to walk. */
+    const char *unresolved;
     unsigned long long dev, ino;
     unsigned long uid, mode;
     struct sbx_link_fact *links; /* every symlink passed, in order */
@@ -248,6 +256,8 @@ struct sbx_facts {
     const char *account_home; /* the user database's home, or NULL */
     const char *env_temp;     /* $TMPDIR (%TEMP%) as set, or NULL */
     long euid;                /* the caller, -1 when unknown (another target's plan) */
+    int on_host;              /* the target is this machine (Windows: no euid) */
+    const char *env_path;     /* $PATH as set, or NULL */
     sbx_lookup_fn lookup;
     void *lookup_ctx;
 };

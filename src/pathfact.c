@@ -227,8 +227,15 @@ static int push_link(struct sbx_path_fact *f, const char *at, const char *parent
     if (!grown)
         return -1;
     f->links = grown;
+    struct stat pst;
     grown[f->n_links].at = sbx_strdup(at);
     grown[f->n_links].parent = sbx_strdup(parent);
+    grown[f->n_links].parent_known = 0;
+    if (lstat(parent, &pst) == 0) {
+        grown[f->n_links].parent_known = 1;
+        grown[f->n_links].parent_uid = (unsigned long)pst.st_uid;
+        grown[f->n_links].parent_mode = (unsigned long)pst.st_mode;
+    }
     f->n_links++;
     return grown[f->n_links - 1].at && grown[f->n_links - 1].parent ? 0 : -1;
 }
@@ -248,6 +255,7 @@ static int walk(const char *path, struct sbx_path_fact *f)
 
     if (strlen(path) >= cap) {
         errno = ENAMETOOLONG;
+        f->unresolved = "it is too long to look up";
         f->final = sbx_path_lexical(SANDBOX_TARGET_LINUX, path);
         return f->final ? 0 : -1;
     }
@@ -331,9 +339,27 @@ static int walk(const char *path, struct sbx_path_fact *f)
     goto out;
 missing:
     /* What is left is named lexically: it may be created later, and a
-     * missing root is only ever skipped, never widened to its parent. A
-     * name too long to hold is named as given. */
+     * missing root is only ever skipped, never widened to its parent. So
+     * ".." in what is left cannot be applied to the text ("/etc/none/.."
+     * is not /etc: what is created at "none" decides), and a name too long
+     * to hold cannot be looked up at all: both are unresolved. */
+    {
+        const char *r = rest;
+        while (*r) {
+            size_t n;
+            while (*r == '/')
+                r++;
+            n = strcspn(r, "/");
+            if (n == 2 && r[0] == '.' && r[1] == '.')
+                f->unresolved = "it climbs with \"..\" out of a directory that does not exist";
+            r += n;
+        }
+    }
+    if (errno == ENAMETOOLONG || errno == ELOOP)
+        f->unresolved = errno == ELOOP ? "it passes too many symbolic links"
+                                       : "it is too long to look up";
     if (strlen(cur) + strlen(rest) + 2 > cap) {
+        f->unresolved = "it is too long to look up";
         f->final = sbx_path_lexical(SANDBOX_TARGET_LINUX, path);
         rc = f->final ? 0 : -1;
         goto out;

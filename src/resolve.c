@@ -139,13 +139,26 @@ static int host_target(void)
 static const char *const shared_temp[] = {"/tmp", "/var/tmp", "/dev/shm", "/private/tmp",
                                           "/private/var/tmp"};
 
-/* Where a cache may live inside a home: the cache homes and the package
- * managers' own directories (presets.c). Anything else there is
+/* Where a cache may live inside a home: the cache homes and exactly the
+ * cache subtrees of the package managers that presets.c grants, never a
+ * tool's home: ~/.cargo/env is sourced by the shell, ~/.cargo/bin, ~/go/bin
+ * and ~/.bun/bin are on PATH, ~/.gradle/init.d runs in every build and
+ * ~/.m2/settings.xml holds credentials. Anything else in a home is
  * configuration, credentials or PATH: ~/.config, ~/.ssh, ~/bin. */
-static const char *const home_caches_unix[] = {".cache", "Library/Caches", ".npm", ".cargo",
-                                               "go",     ".gradle",        ".m2",  ".bun"};
-static const char *const home_caches_win[] = {"AppData\\Local", ".cache", ".npm", ".cargo",
-                                              "go",             ".gradle", ".m2", ".bun"};
+static const char *const home_caches_unix[] = {
+    ".cache",         "Library/Caches", ".npm",           ".cargo/registry", ".cargo/git",
+    "go/pkg/mod",     ".gradle/caches", ".gradle/wrapper", ".gradle/daemon", ".gradle/native",
+    ".m2/repository", ".bun/install/cache"};
+static const char *const home_caches_win[] = {
+    "AppData\\Local",   ".cache",          ".npm",            ".cargo\\registry",
+    ".cargo\\git",      "go\\pkg\\mod",     ".gradle\\caches", ".gradle\\wrapper",
+    ".gradle\\daemon",  ".gradle\\native",  ".m2\\repository", ".bun\\install\\cache"};
+
+/* Link parents that are the system's own for root (owning a directory
+ * proves nothing for root, so the place must): /var/run -> /run and
+ * /var/lock in /var, merged-usr /bin /lib /lib64 /sbin in /, macOS
+ * /tmp /var /etc in /. */
+static const char *const system_link_parents[] = {"/", "/var", "/usr", "/private"};
 
 struct home {
     struct sbx_path_fact fact;
@@ -160,6 +173,9 @@ struct check {
     struct sbx_path_fact *facts; /* one per root */
     struct sbx_ident *ids;       /* forbidden identities (host only) */
     size_t n_ids;
+    char **path_dirs;            /* $PATH's entries, resolved; looked up when first needed */
+    size_t n_path_dirs;
+    int path_done;
     sandbox_error *err;
 };
 
@@ -250,6 +266,13 @@ static int find_homes(struct check *c)
         c->homes[c->n_homes].var = vars[i];
         c->n_homes++;
     }
+    /* On Windows the home comes from %USERPROFILE% only: without it the
+     * home check would be skipped, so refuse instead. */
+    if (rc == SANDBOX_OK && c->target == SANDBOX_TARGET_WINDOWS && c->f->on_host && c->n_homes == 0)
+        return sbx_fail(c->err, SANDBOX_E_PATH, 0,
+                        "refusing to resolve writable roots: %%USERPROFILE%% is not set to an "
+                        "absolute path, so the home directory every root must stay out of is "
+                        "unknown; set USERPROFILE");
     if (rc != SANDBOX_OK || c->f->euid < 0 || c->target == SANDBOX_TARGET_WINDOWS)
         return rc;
     /* Identities, where this host's files are the target's. */
@@ -289,8 +312,10 @@ static int is_shared_temp(const struct check *c, const char *final, const struct
     for (i = 0; i < sizeof shared_temp / sizeof shared_temp[0]; i++)
         if (strcmp(final, shared_temp[i]) == 0)
             return 1;
-    /* A root-owned sticky directory is a shared temp directory too. */
-    return f && f->exists && f->is_dir && f->uid == 0 && (f->mode & 01000);
+    /* Only these, by name: any other sticky directory (/run/lock,
+     * /var/spool/cron/crontabs 1730 root:crontab) is read by someone. */
+    (void)f;
+    return 0;
 }
 
 static int within_shared_temp(const struct check *c, const char *path)
@@ -319,6 +344,9 @@ static const char *hint_for(const struct sbx_root *root)
     case SBX_ROOT_ADDED: return "add the directory that should be writable, not its parent (--add-dir)";
     case SBX_ROOT_TEMP: return "name a scratch directory of its own (--scratch)";
     case SBX_ROOT_OUTPUT: return "name a folder of its own for the output (--output)";
+    case SBX_ROOT_SYSTEM_TEMP:
+        return "set HOME to a directory outside the shared temp directory (CI: e.g. "
+               "HOME=/var/lib/ci-home), or use a class that does not write /tmp (--class research)";
     default: return "remove what the cache path points to, or name the cache directly";
     }
 }
@@ -377,6 +405,85 @@ static int within_named_root(const struct check *c, const sbx_resolved *r, size_
     return within_shared_temp(c, final);
 }
 
+/* Where `l` lies such that a sandboxed command may have planted it, or NULL
+ * when it is the host's own. Planted means: inside a root of this launch or
+ * a shared temp directory; or (host facts) in a directory the caller can
+ * write, since that may have been a root of an earlier launch. The homes
+ * themselves are never roots, so a link directly in a home (~/code ->
+ * /data/code) is the user's. For root every directory is writable: only
+ * the system's own link parents (/, /var, /usr), root-owned and not group-
+ * or other-writable, are trusted. */
+static const char *link_plantable(const struct check *c, const sbx_resolved *r,
+                                  const struct sbx_link_fact *l)
+{
+    size_t j, h;
+    unsigned long mode = l->parent_mode;
+    for (j = 0; j < r->n_roots; j++)
+        if (r->roots[j].kind != SBX_ROOT_DEV &&
+            sbx_path_within(c->target, l->parent, c->facts[j].final))
+            return c->facts[j].final;
+    if (within_shared_temp(c, l->parent))
+        return "a shared temp directory";
+    if (c->f->euid < 0 || !l->parent_known)
+        return NULL;
+    for (h = 0; h < c->n_homes; h++)
+        if (strcmp(l->parent, c->homes[h].fact.final) == 0)
+            return NULL;
+    if (c->f->euid == 0) {
+        int system = 0;
+        for (j = 0; j < sizeof system_link_parents / sizeof system_link_parents[0]; j++)
+            system |= strcmp(l->parent, system_link_parents[j]) == 0;
+        if (system && l->parent_uid == 0 && !(mode & 022))
+            return NULL;
+        return "a directory root can write that is not one of the system's own link "
+               "directories (/, /var, /usr)";
+    }
+    if ((mode & 022) || (l->parent_uid == (unsigned long)c->f->euid && (mode & 0200)))
+        return "a directory you can write (a writable root of an earlier launch could have "
+               "contained it)";
+    return NULL;
+}
+
+/* The PATH entry that lies within `dir`, or NULL. */
+static const char *path_entry_within(struct check *c, const char *dir)
+{
+    size_t i;
+    if (!c->path_done && c->f->env_path) {
+        const char *p = c->f->env_path;
+        char sep = c->target == SANDBOX_TARGET_WINDOWS ? ';' : ':';
+        c->path_done = 1;
+        while (*p) {
+            size_t n = strcspn(p, (char[]){sep, 0});
+            char *e = malloc(n + 1), **grown;
+            struct sbx_path_fact pf;
+            if (!e)
+                return NULL;
+            memcpy(e, p, n);
+            e[n] = '\0';
+            p += n + (p[n] != 0);
+            if (!is_absolute_for(c->target, e) ||
+                c->f->lookup(c->f->lookup_ctx, c->target, e, &pf) != 0) {
+                free(e);
+                continue;
+            }
+            free(e);
+            grown = realloc(c->path_dirs, (c->n_path_dirs + 1) * sizeof *grown);
+            if (!grown) {
+                sbx_path_fact_free(&pf);
+                return NULL;
+            }
+            c->path_dirs = grown;
+            grown[c->n_path_dirs++] = pf.final;
+            pf.final = NULL;
+            sbx_path_fact_free(&pf);
+        }
+    }
+    for (i = 0; i < c->n_path_dirs; i++)
+        if (c->path_dirs[i] && sbx_path_within(c->target, c->path_dirs[i], dir))
+            return c->path_dirs[i];
+    return NULL;
+}
+
 static int check_root(struct check *c, const sbx_resolved *r, size_t i)
 {
     const struct sbx_root *root = &r->roots[i];
@@ -385,7 +492,7 @@ static int check_root(struct check *c, const sbx_resolved *r, size_t i)
                  (root->kind == SBX_ROOT_TEMP && is_shared_temp(c, f->final, f));
     int cache = root->kind == SBX_ROOT_CACHE || root->kind == SBX_ROOT_PACKAGE;
     char name[512];
-    size_t h, j, k;
+    size_t h, k;
 
     root_name(root, name, sizeof name);
     /* "/" by any spelling (/., /proc/self/root, a link, ../..). */
@@ -394,9 +501,17 @@ static int check_root(struct check *c, const sbx_resolved *r, size_t i)
                         "refusing to make %s writable: it resolves to %s, the file system root, "
                         "and a sandbox that may write there confines nothing; %s",
                         name, f->final, hint_for(root));
-    /* The homes and their ancestors; the shared temp directories are exempt:
-     * a home inside /tmp is no reason to lose /tmp. */
-    for (h = 0; !system && h < c->n_homes; h++) {
+    /* What the path names must be known: no ".." after a missing component,
+     * nothing too long to walk. */
+    if (f->unresolved)
+        return sbx_fail(c->err, SANDBOX_E_PATH, 0,
+                        "refusing %s as a writable root: %s, so what it names cannot be known "
+                        "before the command runs; name an existing directory, spelled without "
+                        "\"..\"", name, f->unresolved);
+    /* The homes and their ancestors, for every root: a home inside /tmp
+     * (HOME=/tmp/x in CI) would otherwise be writable through /tmp, and
+     * Landlock cannot grant /tmp minus the home. */
+    for (h = 0; h < c->n_homes; h++) {
         const char *home = c->homes[h].fact.final;
         if (sbx_path_within(c->target, home, f->final))
             return sbx_fail(c->err, SANDBOX_E_PATH, 0,
@@ -407,31 +522,24 @@ static int check_root(struct check *c, const sbx_resolved *r, size_t i)
                             sbx_path_within(c->target, f->final, home) ? "is" : "contains", home,
                             c->homes[h].var ? c->homes[h].var : "the account's home", hint_for(root));
     }
-    if (!system && forbidden_id(c, f, 0))
+    if (forbidden_id(c, f, 0))
         return sbx_fail(c->err, SANDBOX_E_PATH, 0,
                         "refusing to make %s writable: it resolves to %s, the same directory as "
                         "your home or one of its ancestors (another name for it, e.g. a bind "
                         "mount); %s",
                         name, f->final, hint_for(root));
-    /* A link inside a writable root (or a shared temp directory) may have been
-     * planted by an earlier sandboxed command to redirect this grant. Links
-     * above every root (/var/run -> /run, macOS /tmp -> /private/tmp) are the
-     * system's own and are followed. */
+    /* A link may have been planted by a sandboxed command of this launch or
+     * of any earlier one, to redirect this grant: refused wherever some
+     * writable root could have contained it (docs/threat-model.md). */
     for (k = 0; k < f->n_links; k++) {
         const struct sbx_link_fact *l = &f->links[k];
-        const char *where = NULL;
-        for (j = 0; !where && j < r->n_roots; j++)
-            if (r->roots[j].kind != SBX_ROOT_DEV &&
-                sbx_path_within(c->target, l->parent, c->facts[j].final))
-                where = c->facts[j].final;
-        if (!where && within_shared_temp(c, l->parent))
-            where = "a shared temp directory";
+        const char *where = link_plantable(c, r, l);
         if (where)
             return sbx_fail(c->err, SANDBOX_E_PATH, 0,
                             "refusing %s as a writable root: its component %s is a symbolic "
-                            "link inside %s, which sandboxed commands may write, so one of them "
-                            "may have planted it to redirect this grant (to %s); name the real "
-                            "directory instead, or remove the link",
+                            "link inside %s, so a sandboxed command (of this launch or an "
+                            "earlier one) may have planted it to redirect this grant (to %s); "
+                            "name the real directory instead, or remove the link",
                             name, l->at, where, f->final);
     }
     /* From the environment: a directory of the caller's own. */
@@ -445,6 +553,25 @@ static int check_root(struct check *c, const sbx_resolved *r, size_t i)
                             "refusing %s as a writable root: %s is owned by uid %lu, not by you "
                             "(uid %ld), and is not a shared sticky directory like /tmp; %s",
                             name, f->final, f->uid, c->f->euid, hint_for(root));
+    }
+    /* From the environment, not a shared temp directory: private to the
+     * caller (a TMPDIR of mode 0775 is a directory others may write too, like
+     * /opt/homebrew/bin), and never a PATH entry or an ancestor of one. */
+    if (root->from && c->f->euid >= 0 && f->exists && !system) {
+        const char *on_path;
+        if (root->kind == SBX_ROOT_TEMP && (f->mode & 022))
+            return sbx_fail(c->err, SANDBOX_E_PATH, 0,
+                            "refusing %s as a writable root: %s is writable by its group or "
+                            "others (mode %03lo), so it is not a private directory; %s",
+                            name, f->final, f->mode & 0777, hint_for(root));
+        if ((on_path = path_entry_within(c, f->final)) != NULL)
+            return sbx_fail(c->err, SANDBOX_E_PATH, 0,
+                            "refusing %s as a writable root: it resolves to %s, which %s the "
+                            "PATH entry %s, so a sandboxed command could plant programs that "
+                            "later run unconfined; %s",
+                            name, f->final,
+                            sbx_path_within(c->target, f->final, on_path) ? "is" : "contains",
+                            on_path, hint_for(root));
     }
     /* A cache inside a home stays inside the home's cache locations. */
     for (h = 0; cache && h < c->n_homes; h++) {
@@ -533,6 +660,9 @@ static int check_roots(sbx_resolved *r, int target, const struct sbx_facts *fact
         sbx_path_fact_free(&c.facts[i]);
     free(c.facts);
     free(c.ids);
+    for (i = 0; i < c.n_path_dirs; i++)
+        free(c.path_dirs[i]);
+    free(c.path_dirs);
     for (h = 0; h < c.n_homes; h++)
         sbx_path_fact_free(&c.homes[h].fact);
     return rc;
@@ -683,10 +813,12 @@ int sbx_resolve(const sandbox_policy *p, int target, sbx_resolved *r, sandbox_er
     f.env_home = getenv(unix_like ? "HOME" : "USERPROFILE");
     f.env_temp = getenv(unix_like ? "TMPDIR" : "TEMP");
     f.euid = -1;
+    f.env_path = getenv("PATH");
     /* The account's home and ownership are facts of this machine only. */
     if (target == host_target()) {
         account = sbx_account_home();
         f.account_home = account;
+        f.on_host = 1;
 #ifndef _WIN32
         f.euid = (long)geteuid();
 #endif

@@ -5,7 +5,8 @@
 set -eu
 [ "$(id -u)" = 0 ] || { echo "skip: root: as-nobody: not root, nothing to switch from [profile: no root]"; exit 77; }
 command -v setpriv >/dev/null || { echo "skip: setpriv: as-nobody: setpriv missing (util-linux) [profile: no setpriv]"; exit 77; }
-work=$(mktemp -d /tmp/sbx-nobody.XXXXXX)
+# Outside /tmp: the sandbox writes /tmp, so a home beneath it is refused.
+work=$(mktemp -d /var/tmp/sbx-nobody.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
 mkdir -p "$work/home" "$work/run"

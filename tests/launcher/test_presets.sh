@@ -17,7 +17,9 @@ expect_status 2 "--read-only takes no class" "$L" --read-only --class build -- t
 expect_status 2 "--tool-server with another class is a usage error" "$L" --tool-server --class build -- true
 expect_status 2 "a relative --allow-hardlink is a usage error" "$L" --allow-hardlink rel -- true
 
-h=$_scratch/home
+# The home outside /tmp: the sandbox writes /tmp, so a home beneath it is refused.
+h=$(mktemp -d /var/tmp/sbx-presets-home.XXXXXX)
+trap 'rm -rf "$h"' EXIT
 mkdir -p "$h/.npm" "$h/.cargo/registry" "$h/.cache" "$_scratch/p" "$_scratch/s" "$_scratch/o"
 p=$_scratch/p s=$_scratch/s o=$_scratch/o
 

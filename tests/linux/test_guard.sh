@@ -6,7 +6,9 @@
 . "$SBX_TESTLIB"
 
 proj=$_scratch/proj
-home=$_scratch/home
+# Outside /tmp: the sandbox writes /tmp, so a home beneath it is refused.
+home=$(mktemp -d /var/tmp/sbx-home.XXXXXX)
+trap 'rm -rf "$home"' EXIT
 mkdir -p "$proj"/{sub,keys} "$home"
 cd "$proj" || exit 1
 export HOME=$home
@@ -41,11 +43,13 @@ expect_status 1 "guarded: mv notes.txt .env.local is refused" "${S[@]}" sh -c 'm
 refused "mkfifo .env.x" .env.x 'mkfifo .env.x'
 refused "python os.mknod" .env.y 'python3 -c "import os; os.mknod(\".env.y\")"'
 refused "cp to a .pem" copy.pem 'cp existing.txt copy.pem'
-# Home-only patterns, with home writable so only the guard stands in the way:
-# it lies beneath the writable /tmp (a home is never a root of its own).
-expect_status 0 "guarded, home writable: ~/notes.txt can be created" \
-  "$L" --sandbox --protect-secrets --project "$proj" -- sh -c "echo x > $home/notes.txt"
-expect_status 1 "guarded, home writable: a new ~/.npmrc is refused" \
+# Home-only patterns. A home is never writable now: not a root of its own,
+# and a home beneath the writable /tmp is refused (issue-16 review, finding 5),
+# so the guard's home-only patterns back up Landlock rather than stand alone.
+mkdir -p "$_scratch/tmphome"
+expect_status 126 "a home beneath the writable /tmp is refused" \
+  env HOME="$_scratch/tmphome" "$L" --sandbox --protect-secrets --project "$proj" -- sh -c "echo x > $_scratch/tmphome/notes.txt"
+expect_status 1 "guarded: a new ~/.npmrc is refused" \
   "$L" --sandbox --protect-secrets --project "$proj" -- sh -c "echo x > $home/.npmrc 2>/dev/null || exit 1"
 expect_status 0 "guarded: a project .npmrc is not home-only protected" "${S[@]}" sh -c 'echo x > .npmrc && rm .npmrc'
 [ ! -e "$home/.npmrc" ] && pass "~/.npmrc was not created" || fail "~/.npmrc exists"

@@ -6,7 +6,9 @@
 SECRET=sbx-secret-e2e-91c2
 
 proj=$_scratch/proj
-home=$_scratch/home
+# Outside /tmp: the sandbox writes /tmp, so a home beneath it is refused.
+home=$(mktemp -d /var/tmp/sbx-home.XXXXXX)
+trap 'rm -rf "$home"' EXIT
 mkdir -p "$proj"/{sub,conf,keys,.ssh} "$home/.ssh"
 for p in .env sub/.ENV conf/.env.local keys/server.pem keys/ID_RSA .ssh/config; do
   echo "$SECRET" >"$proj/$p"

@@ -48,7 +48,8 @@ static int setup(void **state)
     (void)state;
     for (i = 0; i < sizeof env_vars / sizeof env_vars[0]; i++)
         unsetenv(env_vars[i]);
-    snprintf(home, sizeof home, "/tmp/sbx-presets.XXXXXX");
+    /* Outside /tmp: the sandbox writes /tmp, so a home beneath it is refused. */
+    snprintf(home, sizeof home, "/var/tmp/sbx-presets.XXXXXX");
     if (!mkdtemp(home))
         return -1;
     setenv("HOME", home, 1);

@@ -10,12 +10,17 @@
 #include <string.h>
 #include "internal.h"
 
+/* Rows without a link leave its parent's owner and mode out. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 /* One fact: a spelling, what it resolves to, its identity, and (at most one)
  * symlink passed on the way: where it was and its parent directory. */
 struct row {
     const char *path, *final;
     unsigned long long dev, ino; /* 0: does not exist */
     const char *link_at, *link_parent;
+    int parent_known; /* the link's parent directory: owner and mode */
+    unsigned long parent_uid, parent_mode;
 };
 
 struct table {
@@ -42,6 +47,9 @@ static int fake_lookup(void *ctx, int target, const char *path, struct sbx_path_
             out->links = calloc(1, sizeof *out->links);
             out->links[0].at = sbx_strdup(r->link_at);
             out->links[0].parent = sbx_strdup(r->link_parent);
+            out->links[0].parent_known = r->parent_known;
+            out->links[0].parent_uid = r->parent_uid;
+            out->links[0].parent_mode = r->parent_mode;
             out->n_links = 1;
         }
         return 0;
@@ -125,6 +133,87 @@ static void test_system_links_above_every_root_are_followed(void **state)
             found = 1;
     assert_true(found);
     sbx_resolved_free(&r);
+}
+
+/* Review of issue 16, finding 1: a link planted by an EARLIER launch, in a
+ * directory that is no root of this one. For a user: refused wherever the
+ * caller can write (owner-writable or group/other-writable), except in the
+ * home itself (never a root); for root: followed only in the system's own
+ * link directories. */
+static void test_links_an_earlier_launch_could_plant_are_refused(void **state)
+{
+    static const struct row rows[] = {
+        /* /mnt/work/mono was launch 1's project; pkg now points at ~/.local/bin. */
+        {"/mnt/work/mono/pkg", "/home/me/.local/bin", 0, 0, "/mnt/work/mono/pkg",
+         "/mnt/work/mono", 1, 1000, 0040755},
+        /* The user's own ~/code -> /data/code, in the home itself. */
+        {"/home/me/code/p", "/data/code/p", 0, 0, "/home/me/code", "/home/me", 1, 1000, 0040755},
+        /* A link in a directory of someone else's the caller cannot write. */
+        {"/srv/app", "/data/app", 0, 0, "/srv/app", "/srv", 1, 0, 0040755},
+        /* Group-writable: another member (or an earlier root) may have planted it. */
+        {"/srv/shared/x", "/data/x", 0, 0, "/srv/shared/x", "/srv/shared", 1, 0, 0042775},
+        /* /var/run -> /run. */
+        {"/var/run/x", "/run/x", 0, 0, "/var/run", "/var", 1, 0, 0040755},
+    };
+    struct table t = {rows, 5};
+    sbx_resolved r;
+    sandbox_error err;
+    (void)state;
+    assert_int_equal(resolve(SANDBOX_TARGET_LINUX, &t, "/mnt/work/mono/pkg", NULL, "/home/me",
+                             "/home/me", 1000, &err, &r),
+                     SANDBOX_E_PATH);
+    assert_non_null(strstr(err.message, "earlier"));
+    assert_int_equal(resolve(SANDBOX_TARGET_LINUX, &t, "/home/me/code/p", NULL, "/home/me",
+                             "/home/me", 1000, &err, &r),
+                     SANDBOX_OK);
+    sbx_resolved_free(&r);
+    assert_int_equal(resolve(SANDBOX_TARGET_LINUX, &t, "/srv/app", NULL, "/home/me", "/home/me",
+                             1000, &err, &r),
+                     SANDBOX_OK);
+    sbx_resolved_free(&r);
+    assert_int_equal(resolve(SANDBOX_TARGET_LINUX, &t, "/srv/shared/x", NULL, "/home/me",
+                             "/home/me", 1000, &err, &r),
+                     SANDBOX_E_PATH);
+    assert_int_equal(resolve(SANDBOX_TARGET_LINUX, &t, "/var/run/x", NULL, "/home/me", "/home/me",
+                             1000, &err, &r),
+                     SANDBOX_OK);
+    sbx_resolved_free(&r);
+    /* Root: owning proves nothing; /srv is no system link directory. */
+    assert_int_equal(resolve(SANDBOX_TARGET_LINUX, &t, "/srv/app", NULL, "/root", "/root", 0,
+                             &err, &r),
+                     SANDBOX_E_PATH);
+    assert_int_equal(resolve(SANDBOX_TARGET_LINUX, &t, "/var/run/x", NULL, "/root", "/root", 0,
+                             &err, &r),
+                     SANDBOX_OK);
+    sbx_resolved_free(&r);
+}
+
+/* Finding 7: on Windows the home is %USERPROFILE% alone; unset on the
+ * host, the home check cannot run, so resolution refuses. */
+static void test_windows_without_userprofile_on_the_host_is_refused(void **state)
+{
+    struct table t = {NULL, 0};
+    sandbox_policy *p = sandbox_policy_new();
+    struct sbx_facts f;
+    sbx_resolved r;
+    sandbox_error err;
+    (void)state;
+    memset(&f, 0, sizeof f);
+    f.euid = -1;
+    f.on_host = 1;
+    f.lookup = fake_lookup;
+    f.lookup_ctx = &t;
+    sandbox_policy_set_filesystem(p, SANDBOX_FS_CONFINED);
+    sandbox_policy_set_project_root(p, "C:\\work\\p");
+    sandbox_policy_set_working_dir(p, "C:\\work\\p");
+    sandbox_policy_set_temp_dir(p, "C:\\Temp");
+    assert_int_equal(sbx_resolve_with(p, SANDBOX_TARGET_WINDOWS, &f, &r, &err), SANDBOX_E_PATH);
+    assert_non_null(strstr(err.message, "USERPROFILE"));
+    /* A plan rendered elsewhere (not the host) has no home to know. */
+    f.on_host = 0;
+    assert_int_equal(sbx_resolve_with(p, SANDBOX_TARGET_WINDOWS, &f, &r, &err), SANDBOX_OK);
+    sbx_resolved_free(&r);
+    sandbox_policy_free(p);
 }
 
 static void test_windows_final_path_by_handle_is_compared(void **state)
@@ -219,6 +308,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_macos_workdir_through_a_planted_link_to_home_is_refused),
         cmocka_unit_test(test_system_links_above_every_root_are_followed),
+        cmocka_unit_test(test_links_an_earlier_launch_could_plant_are_refused),
+        cmocka_unit_test(test_windows_without_userprofile_on_the_host_is_refused),
         cmocka_unit_test(test_windows_final_path_by_handle_is_compared),
         cmocka_unit_test(test_linux_identity_catches_another_name_for_home),
         cmocka_unit_test(test_lexical_forms),
