@@ -232,6 +232,7 @@ profile() {
   done
 }
 
-_scratch=$(mktemp -d /tmp/sbx-test.XXXXXX)
+# Outside /tmp: tests set HOME in here, and a home beneath the granted /tmp is refused.
+_scratch=$(mktemp -d /var/tmp/sbx-test.XXXXXX)
 _out=$_scratch/.out
 _err=$_scratch/.err
