@@ -449,6 +449,13 @@ HOME=/Users/me render protect-netonly --no-network --protect-secrets --project "
 (expect allow file-write-data "/Users/me/.zshrc")
 (expect deny file-write-data "/Users/me/proj/.git/HEAD")
 (expect deny file-read-data "/Users/me/.kube/config")
+(expect allow file-write-unlink "/Users/me/notes")
+(expect deny file-write-unlink "/Users/me/.config")
+(expect deny file-write-unlink "/Users/me/.CONFIG")
+(expect deny file-write-unlink "/users/me/.config")
+(expect deny file-write-unlink "/USERS/ME/LIBRARY")
+(expect deny network-outbound (unix "/Users/me/.ssh/cm-git@github.com:22"))
+(expect deny network-outbound (unix "/USERS/ME/.gnupg/S.gpg-agent"))
 EOF2
 } | check protect-netonly
 
