@@ -80,6 +80,7 @@ static void put_roots(const sbx_resolved *r, char *buf, size_t size, size_t *len
             break;
         case SBX_ROOT_CACHE:
         case SBX_ROOT_PACKAGE:
+        case SBX_ROOT_USER_CACHE:
             cache = 1;
             break;
         default:

@@ -64,7 +64,8 @@ enum sbx_root_kind {
     SBX_ROOT_DEV,         /* /dev on unix */
     SBX_ROOT_OUTPUT,      /* the media output folder */
     SBX_ROOT_CACHE,       /* a per-user cache directory (~/.cache, ~/Library/Caches) */
-    SBX_ROOT_PACKAGE      /* a package-manager cache of the build class */
+    SBX_ROOT_PACKAGE,     /* a package-manager cache of the build class */
+    SBX_ROOT_USER_CACHE   /* macOS DARWIN_USER_CACHE_DIR, TMPDIR's sibling .../C */
 };
 
 struct sbx_root {

@@ -29,6 +29,7 @@ const char *sbx_root_kind_name(int kind)
     case SBX_ROOT_OUTPUT: return "output";
     case SBX_ROOT_CACHE: return "cache";
     case SBX_ROOT_PACKAGE: return "pkg-cache";
+    case SBX_ROOT_USER_CACHE: return "user-cache";
     default: return "?";
     }
 }
@@ -73,6 +74,7 @@ int sbx_root_is_scanned(const struct sbx_root *root)
     case SBX_ROOT_ADDED:
     case SBX_ROOT_WORKDIR:
     case SBX_ROOT_OUTPUT:
+    case SBX_ROOT_USER_CACHE: /* private to this user, like TMPDIR: scanned */
         return 1;
     case SBX_ROOT_TEMP:
         /* The shared /tmp holds other users' private directories that can
@@ -83,6 +85,34 @@ int sbx_root_is_scanned(const struct sbx_root *root)
     default:
         return 0; /* /tmp, /dev and caches: see docs/classes.md */
     }
+}
+
+/* DARWIN_USER_CACHE_DIR is TMPDIR's sibling: /var/folders/XX/YYYY/T is the
+ * temp dir, .../C the cache, where clang and swift keep their module caches.
+ * Derived as text from the temp root's shape; any other TMPDIR has no known
+ * sibling, and then NULL. */
+static char *user_cache_sibling(const char *tmp)
+{
+    const char *p = tmp, *c1, *c2;
+    size_t n;
+    char *out;
+    if (strncmp(p, "/private", 8) == 0)
+        p += 8;
+    if (strncmp(p, "/var/folders/", 13) != 0)
+        return NULL;
+    c1 = p + 13;
+    c2 = strchr(c1, '/');
+    if (!c2 || c2 == c1 || !(c2 = strchr(c2 + 1, '/')) || c2[-1] == '/')
+        return NULL;
+    if (strcmp(c2, "/T") != 0 && strcmp(c2, "/T/") != 0)
+        return NULL;
+    n = (size_t)(c2 - tmp);
+    out = malloc(n + sizeof "/C");
+    if (out) {
+        memcpy(out, tmp, n);
+        memcpy(out + n, "/C", sizeof "/C");
+    }
+    return out;
 }
 
 int sbx_resolved_add_root_from(sbx_resolved *r, const char *path, int kind, const char *from)
@@ -746,6 +776,18 @@ int sbx_resolve_with(const sandbox_policy *p, int target, const struct sbx_facts
             rc = sbx_resolved_add_root(r, r->working_dir, SBX_ROOT_WORKDIR);
         if (rc == SANDBOX_OK && r->temp_dir)
             rc = sbx_resolved_add_root_from(r, r->temp_dir, SBX_ROOT_TEMP, tmp_from);
+        /* macOS: clang and swift keep their module caches in the user cache
+         * beside TMPDIR. Only the classes that build the project write it
+         * (or --writable-caches): research and media have no use for it, and
+         * it outlives the command. A root like any other, so --explain shows
+         * it and the hard-link scan walks it. */
+        if (rc == SANDBOX_OK && target == SANDBOX_TARGET_MACOS && r->temp_dir &&
+            (w_project || p->writable_caches)) {
+            char *c = user_cache_sibling(r->temp_dir);
+            if (c)
+                rc = sbx_resolved_add_root(r, c, SBX_ROOT_USER_CACHE);
+            free(c);
+        }
         if (rc == SANDBOX_OK && unix_like && w_systmp)
             rc = sbx_resolved_add_root(r, "/tmp", SBX_ROOT_SYSTEM_TEMP);
         if (rc == SANDBOX_OK && unix_like)

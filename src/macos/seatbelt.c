@@ -23,6 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__APPLE__)
+#  include <unistd.h>
+#endif
 
 /* ---- the one escaper ---- */
 
@@ -67,39 +70,33 @@ static int only_stars(const unsigned char *start, const unsigned char *p)
     return *q == '\0' || *q == '/' || *q == '\\';
 }
 
-/* The builder. depth < 0: the components anywhere ("/C1/C2(/|$)"); depth
- * >= 0: exactly `depth` components below the root come first
- * ("^/[^/]+/[^/]+/C1(/|$)" for 2), which pins a pattern to the level
- * beneath a home directory without the home's text. `leaf`: the name must
- * be the last component ("$" instead of "(/|$)"), for programs. */
-static int name_regex_at(sbx_buf *b, const char *pattern, int depth, int leaf)
+/* 1 when every byte of s may be rendered by emit_folded(). */
+static int foldable(const char *s)
 {
     const unsigned char *p;
-    size_t mark = b->len;
-    if (!pattern || !pattern[0])
-        return SANDBOX_E_INVALID;
-    if (pattern[0] == '~' && pattern[1] == '/')
-        pattern += 2;
-    /* Validate everything before appending anything: a refused pattern must
-     * leave no partial rule behind. */
-    for (p = (const unsigned char *)pattern; *p; p++) {
+    for (p = (const unsigned char *)s; *p; p++) {
         if (is_alpha(*p) || (*p >= '0' && *p <= '9') || *p == '*' || *p == '?' || *p == '/' ||
             *p == '\\')
             continue;
-        if (*p >= 0x80 || !strchr(regex_punct, *p) || *p == '\0')
-            return SANDBOX_E_INVALID;
+        if (*p >= 0x80 || !strchr(regex_punct, *p))
+            return 0;
     }
-    sbx_buf_add(b, depth < 0 ? "#\"" : "#\"^");
-    for (; depth > 0; depth--)
-        sbx_buf_add(b, "/[^/][^/]*");
-    sbx_buf_add(b, "/");
-    for (p = (const unsigned char *)pattern; *p; p++) {
+    return 1;
+}
+
+/* Render s case-folded: [aA] for a letter, [c] for punctuation, '/' for a
+ * separator, the globs as one-component regexes. Nothing else can occur
+ * (foldable() said so), so no text of s reaches the profile unbracketed. */
+static void emit_folded(sbx_buf *b, const char *s)
+{
+    const unsigned char *p;
+    for (p = (const unsigned char *)s; *p; p++) {
         char one[5];
         if (*p == '/' || *p == '\\') {
             /* Components are whole: "a//b" cannot occur (the policy refuses
              * empty components), so one separator is rendered as one '/'. */
             sbx_buf_add(b, "/");
-        } else if (*p == '*' && only_stars((const unsigned char *)pattern, p)) {
+        } else if (*p == '*' && only_stars((const unsigned char *)s, p)) {
             /* A component of stars alone still names something: never the
              * empty "component" of "/" or "a//b". */
             sbx_buf_add(b, "[^/][^/]*");
@@ -128,6 +125,37 @@ static int name_regex_at(sbx_buf *b, const char *pattern, int depth, int leaf)
             sbx_buf_add(b, one);
         }
     }
+}
+
+/* The builder. anchor NULL and depth < 0: the components anywhere
+ * ("/C1/C2(/|$)"); anchor NULL and depth >= 0: exactly `depth` components
+ * below the root come first ("^/[^/]+/[^/]+/C1(/|$)" for 2); anchor given:
+ * the anchor itself, case-folded like the pattern ("^/[uU][sS].../C1"), so
+ * /users/ME/.kube matches the rule for /Users/me/.kube. An anchor of "" is
+ * the root. `leaf`: the name must be the last component ("$" instead of
+ * "(/|$)"). A leading '/' of the pattern is dropped. */
+static int name_regex_at(sbx_buf *b, const char *pattern, const char *anchor, int depth, int leaf)
+{
+    size_t mark = b->len;
+    if (!pattern || !pattern[0])
+        return SANDBOX_E_INVALID;
+    if (pattern[0] == '~' && pattern[1] == '/')
+        pattern += 2;
+    if (anchor && anchor[0] == '/')
+        anchor++;
+    /* Validate everything before appending anything: a refused pattern must
+     * leave no partial rule behind. */
+    if (!pattern[0] || !foldable(pattern) || (anchor && (!foldable(anchor) || strpbrk(anchor, "*?"))))
+        return SANDBOX_E_INVALID;
+    sbx_buf_add(b, anchor || depth >= 0 ? "#\"^" : "#\"");
+    if (anchor && anchor[0]) {
+        sbx_buf_add(b, "/");
+        emit_folded(b, anchor);
+    }
+    for (; !anchor && depth > 0; depth--)
+        sbx_buf_add(b, "/[^/][^/]*");
+    sbx_buf_add(b, "/");
+    emit_folded(b, pattern);
     /* Copies match like the original (.env~, id_rsa.bak: sbx_protect_match_tail),
      * then the name itself and everything beneath it; a leaf (a program name) exactly. */
     sbx_buf_add(b, leaf ? "$\"" : SBX_SBPL_COPY_SUFFIX "(/|$)\"");
@@ -140,7 +168,7 @@ static int name_regex_at(sbx_buf *b, const char *pattern, int depth, int leaf)
 
 int sbx_sbpl_name_regex(sbx_buf *b, const char *pattern)
 {
-    return name_regex_at(b, pattern, -1, 0);
+    return name_regex_at(b, pattern, NULL, -1, 0);
 }
 
 /* Our own constants go through the escaper too, so there is exactly one way a
@@ -247,6 +275,7 @@ static const char *role_prefix(int role)
     case SBX_PARAM_PROTECTED: return "PROTECTED_";
     case SBX_PARAM_PROTECTED_PARENT: return "PROTECTED_PARENT_";
     case SBX_PARAM_HOME: return "HOME_";
+    case SBX_PARAM_TTY: return "TTY_";
     default: return "WRITABLE_ROOT_";
     }
 }
@@ -384,12 +413,41 @@ static void render_mach(sbx_buf *b, const sbx_resolved *r)
     sbx_buf_add(b, ")\n(allow user-preference-read)\n");
 }
 
-/* The terminal's names: the controlling terminal and the pseudo-terminals. */
-static void add_tty_filters(sbx_buf *b)
+/* Terminals. Every pty is /dev/ttysN, and the other terminals of the user
+ * (another Terminal tab, an ssh session, tmux) are ptys too: readable,
+ * writable and ioctl-able (TIOCSTI types into them) if the profile only
+ * named the pattern. So all of them are refused, and then these given back:
+ *  - /dev/tty, which the kernel resolves to the command's own controlling
+ *    terminal;
+ *  - the ptys made inside the sandbox (openpty, script, expect): Seatbelt
+ *    gives them the com.apple.sandbox.pty extension;
+ *  - the terminal the command inherited on fds 0-2, by its name (TTY_N,
+ *    ttyname(3) at plan time on the Mac). An inherited descriptor is already
+ *    open, so reads and writes on it are not checked again, but an ioctl is
+ *    (isatty's TIOCGETA), and tools reopen ttyname(0).
+ * Read-only gets reads and writes but no ioctl (spec 000: no ioctls).
+ * Rendered after the writable roots, which include /dev. */
+static void render_ttys(sbx_buf *b, const sbx_resolved *r, const sbx_seatbelt_plan *plan)
 {
+    int ioctl = r->filesystem != SANDBOX_FS_READ_ONLY;
+    sbx_buf_add(b, "; other terminals' ptys: not read, written or ioctl'ed\n"
+                   "(deny file-read* file-write* file-ioctl (regex #\"^/dev/ttys[0-9]+$\"))\n");
+    sbx_buf_add(b, ioctl ? "; this command's terminal and the ptys it makes; ioctls so isatty() works\n"
+                           "(allow file-read* file-write-data file-ioctl"
+                         : "; this command's terminal and the ptys it makes, without ioctls\n"
+                           "(allow file-read* file-write-data");
     sbx_buf_add(b, "\n  (literal ");
     add_literal(b, "/dev/tty");
-    sbx_buf_add(b, ")\n  (regex #\"^/dev/ttys[0-9]+$\")");
+    sbx_buf_add(b, ")\n  (require-all (regex #\"^/dev/ttys[0-9]+$\") (extension ");
+    add_literal(b, "com.apple.sandbox.pty");
+    sbx_buf_add(b, "))");
+    add_param_filters(b, plan, SBX_PARAM_TTY, "literal");
+    if (ioctl) {
+        sbx_buf_add(b, "\n  (literal ");
+        add_literal(b, "/dev/ptmx");
+        sbx_buf_add(b, ")");
+    }
+    sbx_buf_add(b, ")\n");
 }
 
 /* What every mode allows, read-only included: spec 000's read-only list. */
@@ -410,8 +468,8 @@ static void render_base(sbx_buf *b, const sbx_resolved *r)
     /* file-write-data, not file-write*: the devices can be written, but not
      * created, unlinked, renamed, chmod'ed or given extended attributes. The
      * /dev/fd names reopen a descriptor the command already holds. */
-    sbx_buf_add(b, "; writes to the discard devices, the terminal and the command's own\n"
-                   "; descriptors\n(allow file-write-data\n  (literal ");
+    sbx_buf_add(b, "; writes to the discard devices and the command's own descriptors\n"
+                   "(allow file-write-data\n  (literal ");
     add_literal(b, "/dev/null");
     sbx_buf_add(b, ")\n  (literal ");
     add_literal(b, "/dev/zero");
@@ -419,9 +477,7 @@ static void render_base(sbx_buf *b, const sbx_resolved *r)
     add_literal(b, "/dev/stdout");
     sbx_buf_add(b, ")\n  (literal ");
     add_literal(b, "/dev/stderr");
-    sbx_buf_add(b, ")\n  (regex #\"^/dev/fd/[0-9]+$\")");
-    add_tty_filters(b);
-    sbx_buf_add(b, ")\n");
+    sbx_buf_add(b, ")\n  (regex #\"^/dev/fd/[0-9]+$\"))\n");
     render_mach(b, r);
 }
 
@@ -429,14 +485,6 @@ static void render_base(sbx_buf *b, const sbx_resolved *r)
  * mode but read-only, which refuses IPC and ioctls (spec 000). */
 static void render_toolchain(sbx_buf *b)
 {
-    /* isatty() is an ioctl (TIOCGETA): without it tools lose colour and
-     * line editing. It also allows TIOCSTI on the controlling terminal
-     * (docs/macos.md, known limits). */
-    sbx_buf_add(b, "; terminal ioctls, so isatty() and line editing work\n(allow file-ioctl");
-    add_tty_filters(b);
-    sbx_buf_add(b, "\n  (literal ");
-    add_literal(b, "/dev/ptmx");
-    sbx_buf_add(b, "))\n");
     sbx_buf_add(b, "; new pseudo-terminals (script, expect, test runners)\n(allow pseudo-tty)\n");
     sbx_buf_add(b, "; dyld registers USDT probes (node, python, ruby) through dtracehelper\n"
                    "(allow file-ioctl file-write-data (literal ");
@@ -464,12 +512,22 @@ static void add_dns_socket_filters(sbx_buf *b)
     sbx_buf_add(b, "))");
 }
 
-/* AF_UNIX is spared when no class is chosen (spec 000: ssh-agent, language
- * servers, a database's local socket); under a class only the resolver's
- * socket, and that only with a network grant (spec 004). */
+/* socket(AF_UNIX) is a system-socket operation under (deny default): without
+ * this, a connect that the network rules allow never gets a socket. */
+static void add_unix_socket_creation(sbx_buf *b)
+{
+    sbx_buf_add(b, "; creating an AF_UNIX socket at all\n"
+                   "(allow system-socket (socket-domain AF_UNIX))\n");
+}
+
+/* AF_UNIX is spared when no class is chosen and the network is not
+ * internet-only (spec 000: ssh-agent, language servers, a database's local
+ * socket); under a class or --internet-only ("this machine, no": spec 004;
+ * docker.sock is root on the host) only the resolver's socket, and that only
+ * with a network grant. */
 static int render_network(sbx_buf *b, const sbx_resolved *r, sandbox_error *err)
 {
-    int spare_unix = !r->class_chosen;
+    int spare_unix = !r->class_chosen && r->network != SANDBOX_NETWORK_INTERNET_ONLY;
     switch (r->network) {
     case SANDBOX_NETWORK_ALLOW:
         sbx_buf_add(b, "; network: not restricted\n(allow network* system-socket)\n");
@@ -478,21 +536,23 @@ static int render_network(sbx_buf *b, const sbx_resolved *r, sandbox_error *err)
                            "(deny network* (local unix-socket) (remote unix-socket))\n");
         break;
     case SANDBOX_NETWORK_DENY:
-        if (spare_unix)
+        if (spare_unix) {
             sbx_buf_add(b, "; network: no IP; local AF_UNIX is spared\n"
                            "(allow network* (local unix-socket) (remote unix-socket))\n");
-        else
+            add_unix_socket_creation(b);
+        } else {
             sbx_buf_add(b, "; network: none, unix sockets included (the class)\n");
+        }
         break;
     case SANDBOX_NETWORK_INTERNET_ONLY:
         /* Spec 004: the internet yes, this machine no. Seatbelt's address
          * filters name only "*" or "localhost" as the host, so 0.0.0.0,
          * the rest of 127.0.0.0/8, ::ffff:127.0.0.1 and the Mac's own LAN
-         * address cannot be named here (docs/macos.md, self-test). */
-        sbx_buf_add(b, "; network: the internet only; loopback is refused, nothing may listen\n");
-        if (spare_unix)
-            sbx_buf_add(b, "(allow network* (local unix-socket) (remote unix-socket))\n");
-        sbx_buf_add(b, "(allow network-outbound (remote ip \"*:*\"))\n"
+         * address cannot be named here (docs/macos.md, self-test). Unix
+         * sockets are this machine too: only the resolver's. */
+        sbx_buf_add(b, "; network: the internet only; loopback and unix sockets are refused,\n"
+                       "; nothing may listen\n"
+                       "(allow network-outbound (remote ip \"*:*\"))\n"
                        "(deny network-outbound (remote ip \"localhost:*\"))\n");
         break;
     default:
@@ -502,6 +562,8 @@ static int render_network(sbx_buf *b, const sbx_resolved *r, sandbox_error *err)
         sbx_buf_add(b, "; the resolver's socket, for the granted network\n(allow network-outbound");
         add_dns_socket_filters(b);
         sbx_buf_add(b, ")\n");
+        if (r->network != SANDBOX_NETWORK_ALLOW)
+            add_unix_socket_creation(b);
     } else if (!network_granted(r) && spare_unix) {
         /* With no network a name lookup has no use, but a query still
          * leaves the machine and can carry data out (DNS exfiltration). */
@@ -531,13 +593,16 @@ static void render_writes(sbx_buf *b, const sbx_resolved *r, const sbx_seatbelt_
     sbx_buf_add(b, "(allow file-write*");
     add_param_filters(b, plan, SBX_PARAM_WRITABLE, "subpath");
     sbx_buf_add(b, ")\n");
-    /* A hard link is judged by the file it names: only files already inside
-     * a root may gain another name, or a write through the new name would
-     * change a file outside (the same hole the hard-link scan closes). */
-    sbx_buf_add(b, "; hard links only of files inside the roots; clones are copies\n"
-                   "(allow file-link");
-    add_param_filters(b, plan, SBX_PARAM_WRITABLE, "subpath");
-    sbx_buf_add(b, ")\n(allow file-clone)\n");
+    /* No file-link and no file-clone: (deny default) refuses both. XNU
+     * makes one MAC check for each, on one of the two paths only (linkat:
+     * mac_vnode_check_link; clonefile: mac_vnode_check_clone, with no
+     * create check on the destination). Whichever path Seatbelt judges,
+     * allowing them by path leaves a direction open: a clone or a link of a
+     * project file into ~/Library/LaunchAgents or ~/.zshenv (escape), or a
+     * link of ~/.zshrc into the project, then written (escape), or of a
+     * secret, then read (leak). ln fails; cp -c, git, pnpm and ccache fall
+     * back to copies (docs/macos.md). */
+    sbx_buf_add(b, "; no hard links and no clones: XNU checks only one of their two paths\n");
 }
 
 /* Mach services that hand work to something outside the sandbox or reach a
@@ -598,8 +663,9 @@ static const char *deny_ops(int kind)
 {
     /* file-link and file-clone are operations of their own: without them
      * `ln ~/.aws/credentials p/c` or `cp -c` would give a secret a second,
-     * unprotected name. A clone of a .git file is a copy, so it may stay. */
-    return kind == SANDBOX_PROTECT_WRITE ? "file-write* file-link"
+     * unprotected name. For .git, cloning onto a hook (`cp -c x
+     * .git/hooks/pre-commit`) is a write the kernel checks only as a clone. */
+    return kind == SANDBOX_PROTECT_WRITE ? "file-write* file-link file-clone"
                                          : "file-read* file-write* file-link file-clone";
 }
 
@@ -640,19 +706,29 @@ static int depth_of(const char *path)
     return n;
 }
 
-/* `pattern` (home-relative) beneath each HOME_N and only there:
- * (require-all (subpath HOME_N) (regex at HOME_N's depth)). The subpath
- * holds the home's text as a parameter; the regex holds only its depth. */
+/* `pattern` (home-relative) beneath each HOME_N and only there, home
+ * included case-insensitively: /users/ME/.kube is /Users/me/.kube on the
+ * default file system. The home's text enters the profile only case-folded,
+ * every byte bracketed (emit_folded), never raw. A home the folder cannot
+ * render (non-ASCII) falls back to (require-all (subpath HOME_N) (regex at
+ * HOME_N's depth)): the home part is then case-sensitive (docs/macos.md). */
 static int add_home_filters(sbx_buf *b, const sbx_seatbelt_plan *plan, const char *pattern)
 {
     size_t k;
     for (k = 0; k < plan->n_params; k++) {
+        size_t mark = b->len;
         if (plan->params[k].role != SBX_PARAM_HOME)
             continue;
+        sbx_buf_add(b, "\n  (regex ");
+        if (name_regex_at(b, pattern, plan->params[k].value, -1, 0) == SANDBOX_OK) {
+            sbx_buf_add(b, ")");
+            continue;
+        }
+        b->len = mark;
         sbx_buf_add(b, "\n  (require-all (subpath (param ");
         add_literal(b, plan->params[k].key);
         sbx_buf_add(b, ")) (regex ");
-        if (name_regex_at(b, pattern, depth_of(plan->params[k].value), 0) != SANDBOX_OK)
+        if (name_regex_at(b, pattern, NULL, depth_of(plan->params[k].value), 0) != SANDBOX_OK)
             return SANDBOX_E_INVALID;
         sbx_buf_add(b, "))");
     }
@@ -675,11 +751,69 @@ static void add_folded_filters(sbx_buf *b, const sbx_resolved *r, const sbx_seat
         rc = add_home_filters(b, plan, path + home_len + 1);
     } else {
         sbx_buf_add(b, "\n  (regex ");
-        rc = name_regex_at(b, path + 1, 0, 0);
+        rc = name_regex_at(b, path + 1, "", 0, 0);
         sbx_buf_add(b, ")");
     }
     if (rc != SANDBOX_OK && !b->oom)
         b->len = mark; /* unrenderable: the exact rules stand alone */
+}
+
+/* The unix sockets inside what the file rule rendered from `start` denies:
+ * connect() and bind() on a socket are network operations, not file ones,
+ * so ~/.gnupg/S.gpg-agent or an ssh ControlMaster socket in ~/.ssh would
+ * stay reachable past the file denial. The twin names the same places: each
+ * (regex #"R") as a socket path-regex, each (subpath (param "K")) as a
+ * path-literal (the folded regex beside it covers what is beneath K; for a
+ * non-ASCII home path only K itself, docs/macos.md). Connecting is refused
+ * where reads are, binding where writes are. Our own rendering is parsed
+ * back: a regex literal has no '"' inside, a key never has one. */
+static void socket_rule(sbx_buf *b, size_t start, size_t end, const char *op, const char *side)
+{
+    size_t at;
+    sbx_buf_printf(b, "(deny %s", op);
+    for (at = start; at < end && !b->oom;) {
+        const char *d = b->data; /* re-read: the buffer may move as it grows */
+        const char *q;
+        size_t skip, n;
+        char *text;
+        if (end - at > 9 && strncmp(d + at, "(regex #\"", 9) == 0)
+            skip = 9;
+        else if (end - at > 17 && strncmp(d + at, "(subpath (param \"", 17) == 0)
+            skip = 17;
+        else {
+            at++;
+            continue;
+        }
+        q = memchr(d + at + skip, '"', end - at - skip);
+        if (!q)
+            break;
+        n = (size_t)(q - (d + at + skip));
+        text = malloc(n + 1);
+        if (!text) {
+            b->oom = 1;
+            return;
+        }
+        memcpy(text, d + at + skip, n);
+        text[n] = '\0';
+        if (skip == 9) {
+            sbx_buf_printf(b, "\n  (%s unix-socket (path-regex #\"%s\"))", side, text);
+        } else {
+            sbx_buf_printf(b, "\n  (%s unix-socket (path-literal (param ", side);
+            add_literal(b, text);
+            sbx_buf_add(b, ")))");
+        }
+        free(text);
+        at += skip + n + 1;
+    }
+    sbx_buf_add(b, ")\n");
+}
+
+static void socket_twin(sbx_buf *b, size_t start, int kind)
+{
+    size_t end = b->len;
+    if (kind != SANDBOX_PROTECT_WRITE)
+        socket_rule(b, start, end, "network-outbound", "remote");
+    socket_rule(b, start, end, "network-bind", "local");
 }
 
 /* Spec 003: protected-path denials, after every allowance so that they win
@@ -708,10 +842,12 @@ static int render_protected(sbx_buf *b, const sbx_resolved *r, const sbx_seatbel
         const char *pat = r->protect[i].pattern;
         if (pat[0] == '~')
             continue;
+        size_t start = b->len;
         sbx_buf_printf(b, "(deny %s (regex ", deny_ops(r->protect[i].kind));
         if (sbx_sbpl_name_regex(b, pat) != SANDBOX_OK)
             return regex_fail(err, i, pat);
         sbx_buf_add(b, "))\n");
+        socket_twin(b, start, r->protect[i].kind);
     }
     for (i = 0; i < plan->n_params; i++)
         n_home += plan->params[i].role == SBX_PARAM_HOME;
@@ -719,14 +855,17 @@ static int render_protected(sbx_buf *b, const sbx_resolved *r, const sbx_seatbel
         const char *pat = r->protect[i].pattern;
         if (pat[0] != '~' || !has_glob(pat) || n_home == 0)
             continue;
+        size_t start = b->len;
         sbx_buf_printf(b, "(deny %s", deny_ops(r->protect[i].kind));
         if (add_home_filters(b, plan, pat + 2) != SANDBOX_OK)
             return regex_fail(err, i, pat);
         sbx_buf_add(b, ")\n");
+        socket_twin(b, start, r->protect[i].kind);
     }
     /* Exact paths, grouped by kind: one rule for each kind present. */
     for (kind = SANDBOX_PROTECT_ALL; kind <= SANDBOX_PROTECT_WRITE; kind++) {
         int any = 0;
+        size_t start = b->len;
         for (i = 0; i < plan->n_protected; i++)
             any |= plan->protected_paths[i].kind == kind;
         if (!any)
@@ -752,14 +891,26 @@ static int render_protected(sbx_buf *b, const sbx_resolved *r, const sbx_seatbel
             if (plan->protected_paths[i].kind == kind)
                 add_folded_filters(b, r, plan, plan->protected_paths[i].path);
         sbx_buf_add(b, ")\n");
+        socket_twin(b, start, kind);
     }
     for (k = 0; k < plan->n_params; k++)
         if (plan->params[k].role == SBX_PARAM_PROTECTED_PARENT)
             break;
     if (k < plan->n_params) {
-        sbx_buf_add(b, "; the parents of protected home paths cannot be renamed or removed\n"
+        sbx_buf_add(b, "; the parents of protected home paths cannot be renamed or removed,\n"
+                       "; by any spelling of their names\n"
                        "(deny file-write-unlink");
         add_param_filters(b, plan, SBX_PARAM_PROTECTED_PARENT, "literal");
+        for (k = 0; k < plan->n_params; k++) {
+            size_t mark = b->len;
+            if (plan->params[k].role != SBX_PARAM_PROTECTED_PARENT)
+                continue;
+            sbx_buf_add(b, "\n  (regex ");
+            if (name_regex_at(b, plan->params[k].value + 1, "", 0, 1) == SANDBOX_OK)
+                sbx_buf_add(b, ")");
+            else
+                b->len = mark; /* non-ASCII: the literal alone (docs/macos.md) */
+        }
         sbx_buf_add(b, ")\n");
     }
     return SANDBOX_OK;
@@ -777,8 +928,11 @@ static void render_deny_exec(sbx_buf *b, const sbx_resolved *r)
     size_t i;
     if (r->n_deny_exec == 0)
         return;
-    sbx_buf_add(b, "; tools that act outside the sandbox are never run, under any directory\n"
-                   "(deny process-exec");
+    /* process-exec*, not process-exec: it covers process-exec-interpreter
+     * too, so a script whose #! line names one of them is refused. */
+    sbx_buf_add(b, "; tools that act outside the sandbox are never run, under any directory,\n"
+                   "; nor as the interpreter of a #! script\n"
+                   "(deny process-exec*");
     for (i = 0; i < r->n_deny_exec; i++) {
         sbx_buf_add(b, "\n  (literal ");
         add_literal(b, r->deny_exec[i]);
@@ -788,7 +942,7 @@ static void render_deny_exec(sbx_buf *b, const sbx_resolved *r)
         const char *base = strrchr(r->deny_exec[i], '/');
         sbx_buf_add(b, "\n  (regex ");
         /* Our constants: always renderable (ASCII letters). */
-        if (name_regex_at(b, base ? base + 1 : r->deny_exec[i], -1, 1) != SANDBOX_OK)
+        if (name_regex_at(b, base ? base + 1 : r->deny_exec[i], NULL, -1, 1) != SANDBOX_OK)
             b->oom = 1;
         sbx_buf_add(b, ")");
     }
@@ -813,6 +967,7 @@ static int render_profile(const sbx_resolved *r, sbx_seatbelt_plan *plan, sandbo
             render_writes(&b, r, plan);
     }
     if (rc == SANDBOX_OK) {
+        render_ttys(&b, r, plan);
         render_never(&b, r);
         render_deny_exec(&b, r);
         rc = render_protected(&b, r, plan, err);
@@ -969,56 +1124,6 @@ static int plan_protected(const sbx_resolved *r, sbx_canon_fn canon, sbx_seatbel
     return SANDBOX_OK;
 }
 
-/* DARWIN_USER_CACHE_DIR is TMPDIR's sibling: /var/folders/XX/YYYY/T is the
- * temp dir, .../C the cache, where clang and swift keep their module caches.
- * Derived as text from the temp root's shape; any other TMPDIR has no known
- * sibling, and then NULL. */
-static char *user_cache_sibling(const char *tmp)
-{
-    const char *p = tmp, *c1, *c2;
-    size_t n;
-    char *out;
-    if (strncmp(p, "/private", 8) == 0)
-        p += 8;
-    if (strncmp(p, "/var/folders/", 13) != 0)
-        return NULL;
-    c1 = p + 13;
-    c2 = strchr(c1, '/');
-    if (!c2 || c2 == c1 || !(c2 = strchr(c2 + 1, '/')) || c2[-1] == '/')
-        return NULL;
-    if (strcmp(c2, "/T") != 0 && strcmp(c2, "/T/") != 0)
-        return NULL;
-    n = (size_t)(c2 - tmp);
-    out = malloc(n + sizeof "/C");
-    if (out) {
-        memcpy(out, tmp, n);
-        memcpy(out + n, "/C", sizeof "/C");
-    }
-    return out;
-}
-
-/* In the confining mode, the user cache beside each temp root is writable
- * under both of the temp root's spellings. */
-static int add_user_cache(const sbx_resolved *r, sbx_seatbelt_plan *plan)
-{
-    size_t i;
-    int s;
-    if (r->filesystem != SANDBOX_FS_CONFINED)
-        return SANDBOX_OK;
-    for (i = 0; i < plan->n_roots; i++) {
-        if (plan->roots[i].kind != SBX_ROOT_TEMP)
-            continue;
-        for (s = 0; s < 2; s++) {
-            char *c = user_cache_sibling(s ? plan->roots[i].canonical : plan->roots[i].path);
-            int rc = c ? add_param(plan, c, SBX_PARAM_WRITABLE) : SANDBOX_OK;
-            free(c);
-            if (rc != SANDBOX_OK)
-                return rc;
-        }
-    }
-    return SANDBOX_OK;
-}
-
 int sbx_seatbelt_plan_build(const sbx_resolved *r, const char *const argv[], sbx_canon_fn canon,
                             sbx_seatbelt_plan *plan, sandbox_error *err)
 {
@@ -1053,15 +1158,22 @@ int sbx_seatbelt_plan_build(const sbx_resolved *r, const char *const argv[], sbx
             goto fail;
         }
     }
-    if (add_user_cache(r, plan) != SANDBOX_OK) {
-        rc = sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while planning");
-        goto fail;
-    }
     rc = plan_protected(r, canon, plan, err);
     if (rc == SANDBOX_E_NOMEM)
         rc = sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while planning");
     if (rc != SANDBOX_OK)
         goto fail;
+#if defined(__APPLE__)
+    /* The terminal the command inherits, by name (render_ttys). */
+    for (i = 0; i < 3; i++) {
+        const char *tty = isatty((int)i) ? ttyname((int)i) : NULL;
+        if (tty && strncmp(tty, "/dev/ttys", 9) == 0 &&
+            add_param(plan, tty, SBX_PARAM_TTY) != SANDBOX_OK) {
+            rc = sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while planning");
+            goto fail;
+        }
+    }
+#endif
     rc = render_profile(r, plan, err);
     if (rc != SANDBOX_OK)
         goto fail;

@@ -53,7 +53,8 @@ enum sbx_sbpl_param_role {
     SBX_PARAM_WRITABLE,        /* WRITABLE_ROOT_N: (allow file-write* (subpath ...)) */
     SBX_PARAM_PROTECTED,       /* PROTECTED_N: a denied home or system path */
     SBX_PARAM_PROTECTED_PARENT,/* PROTECTED_PARENT_N: a parent that may not be renamed */
-    SBX_PARAM_HOME             /* HOME_N: the home directory, for ~/ wildcard patterns */
+    SBX_PARAM_HOME,            /* HOME_N: the home directory, for ~/ wildcard patterns */
+    SBX_PARAM_TTY              /* TTY_N: the terminal inherited on fds 0-2 (macOS host only) */
 };
 
 struct sbx_sbpl_param {

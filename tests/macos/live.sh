@@ -166,7 +166,7 @@ upper=$(printf '%s' "$secret_name" | tr '[:lower:]' '[:upper:]')
 expect x "a protected home path is refused in another case" "${P[@]}" cat "$HOME/$upper"
 expect 0 "unconfined, the other case reads it (the test can fail)" cat "$HOME/$upper"
 expect x "a file outside the roots cannot be hard-linked in" "${S[@]}" ln "$HOME/$secret_name" "$proj/s5"
-expect 0 "a file inside the roots can be hard-linked" "${S[@]}" ln "$proj/inside" "$proj/inside2"
+expect x "no hard link at all, even inside the roots (XNU checks one path)" "${S[@]}" ln "$proj/inside" "$proj/inside2"
 
 # internet-only: localhost refused; the other spellings observed.
 I=("$L" --confine-fs --internet-only --project "$proj" --workdir "$proj" --)
@@ -186,6 +186,92 @@ for h in 127.0.0.2 0.0.0.0 ::ffff:127.0.0.1; do
   fi
 done
 kill $listener 2>/dev/null
+
+# ---- the review of issue 21: each finding, live ----
+# 1-3: no clone and no hard link in either direction (XNU checks one path).
+mkdir -p "$proj/.git/hooks"
+printf '#!/bin/sh\n' >"$proj/payload"
+la=$HOME/Library/LaunchAgents/sbx-live-$$.plist
+expect x "review 1: cp -c into ~/Library/LaunchAgents is refused" "${S[@]}" cp -c "$proj/payload" "$la"
+[ ! -e "$la" ] && ok "review 1: no LaunchAgent was planted" || { bad "review 1: $la exists"; rm -f "$la"; }
+expect x "review 1: cp -c onto ~/.zshenv's neighbour is refused" "${S[@]}" cp -c "$proj/payload" "$HOME/.sbx-live-zshenv.$$"
+rm -f "$HOME/.sbx-live-zshenv.$$"
+expect 0 "review 1: plain cp still works in the project (clone falls back)" "${S[@]}" cp "$proj/payload" "$proj/copy"
+expect x "review 2: cp -c onto .git/hooks/pre-commit is refused" "${P[@]}" cp -c "$proj/payload" "$proj/.git/hooks/pre-commit"
+expect x "review 3: ln project file -> ~/Library/LaunchAgents is refused" "${S[@]}" ln "$proj/payload" "$la"
+rm -f "$la"
+expect x "review 3: ln ~/.zshrc-like file -> project is refused" "${S[@]}" ln "$HOME/$secret_name" "$proj/z"
+expect 0 "review 3: git init and commit work without hard links" "${S[@]}" sh -c "cd '$proj' && rm -rf g && git init -q g && cd g && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m x"
+# 4: the home part of a protected path in other cases.
+uphome=$(printf '%s' "$HOME" | tr '[:lower:]' '[:upper:]')
+lohome=$(printf '%s' "$HOME" | tr '[:upper:]' '[:lower:]')
+expect x "review 4: the protected home file via an upper-case home is refused" "${P[@]}" cat "$uphome/$secret_name"
+expect x "review 4: the protected home file via a lower-case home is refused" "${P[@]}" cat "$lohome/$secret_name"
+expect 0 "unconfined, the upper-case home reads it (the test can fail)" cat "$uphome/$secret_name"
+if [ -d "$HOME/.config" ]; then
+  PC=("$L" --sandbox --protect-secrets --project "$proj" --workdir "$proj" --)
+  expect x "review 4: mv ~/.CONFIG ~/cfg is refused" "${PC[@]}" mv "$HOME/.CONFIG" "$HOME/sbx-live-cfg.$$"
+  [ -d "$HOME/.config" ] || { bad "review 4: ~/.config was moved"; mv "$HOME/sbx-live-cfg.$$" "$HOME/.config"; }
+fi
+# 5: the user cache only for the classes that build.
+for cls in research media; do
+  expect x "review 5: --class $cls cannot write DARWIN_USER_CACHE_DIR" "$L" --class "$cls" --output "$proj/out" --project "$proj" --workdir "$proj" -- sh -c 'd=$(getconf DARWIN_USER_CACHE_DIR) && touch "${d}sbx-live.$$"'
+done
+expect 0 "review 5: --explain lists the user-cache root" sh -c "'$L' --explain --sandbox --project '$proj' --workdir '$proj' -- true | grep -q user-cache"
+# 6: other terminals. Needs a second pty: script(1) makes one outside the sandbox.
+script -q /dev/null sh -c 'tty > '"$proj/other.tty"'; sleep 20' >/dev/null 2>&1 &
+ttyjob=$!
+sleep 1
+other=$(cat "$proj/other.tty" 2>/dev/null)
+if [ -n "$other" ]; then
+  expect x "review 6: another terminal's pty cannot be written" "${S[@]}" sh -c "echo x > $other"
+  expect x "review 6: another terminal's pty cannot be read" "${S[@]}" sh -c "head -c1 < $other"
+  expect x "review 6: read-only: another terminal's pty cannot be written" "${R[@]}" sh -c "echo x > $other"
+  expect x "review 6: another pty refuses ioctls (stty -f)" "${S[@]}" stty -f "$other"
+fi
+kill "$ttyjob" 2>/dev/null
+if [ -t 0 ]; then
+  expect 0 "review 6: the inherited terminal still answers isatty and stty" "${S[@]}" sh -c 'test -t 0 && stty -a >/dev/null'
+  expect 0 "review 6: /dev/tty still opens" "${S[@]}" sh -c 'echo > /dev/tty'
+else
+  echo "note - review 6: stdin is not a terminal; run live.sh in Terminal for the inherited-tty lines"
+fi
+expect 0 "review 6: a pty made inside the sandbox works (extension)" "${S[@]}" script -q /dev/null sh -c 'test -t 0 && stty -a >/dev/null'
+# 7: sockets inside protected paths, and docker.sock under --internet-only.
+if [ -S "$HOME/.gnupg/S.gpg-agent" ]; then
+  PS=("$L" --no-network --protect-secrets --project "$proj" --workdir "$proj" --)
+  expect x "review 7: gpg-agent's socket in ~/.gnupg is refused" "${PS[@]}" perl -e 'use IO::Socket::UNIX; IO::Socket::UNIX->new(Peer => shift) or exit 1' "$HOME/.gnupg/S.gpg-agent"
+fi
+PS=("$L" --no-network --protect-secrets --project "$proj" --workdir "$proj" --)
+expect x "review 7: binding a socket in ~/.ssh is refused" "${PS[@]}" perl -e "$unix_roundtrip" "$HOME/.ssh/sbx-live.$$.sock"
+rm -f "$HOME/.ssh/sbx-live.$$.sock"
+for s in /var/run/docker.sock "$HOME/.docker/run/docker.sock"; do
+  [ -S "$s" ] && expect x "review 7: --internet-only refuses $s" "${I[@]}" curl -sS -m 5 --unix-socket "$s" http://localhost/_ping
+done
+expect x "review 7: --internet-only refuses any unix socket" "${I[@]}" perl -e "$unix_roundtrip" "$proj/i.sock"
+# 8: socket(AF_UNIX) under deny-default; DNS and UDP under the network grants.
+expect 0 "review 8: --no-network: socket(AF_UNIX) and a round trip" "${S[@]}" perl -e "$unix_roundtrip" "$proj/n.sock"
+expect 0 "review 8: --class build --internet-only resolves a name" "$L" --class build --internet-only --project "$proj" --workdir "$proj" -- perl -e 'gethostbyname("example.com") or exit 1'
+if has dig; then
+  if "${I[@]}" dig +time=3 +tries=1 @1.1.1.1 example.com >/dev/null 2>&1; then
+    echo "note - review 8: --internet-only: dig @1.1.1.1 (UDP, explicit bind) works"
+  else
+    echo "note - review 8: --internet-only: dig @1.1.1.1 fails (UDP bind or inbound reply refused)"
+  fi
+fi
+if has node; then
+  if "${I[@]}" node -e 'const s=require("dgram").createSocket("udp4");s.send(Buffer.from([0]),53,"1.1.1.1",e=>{s.close();process.exit(e?1:0)})' >/dev/null 2>&1; then
+    echo "note - review 8: --internet-only: node dgram send works"
+  else
+    echo "note - review 8: --internet-only: node dgram send fails (network-bind of port 0)"
+  fi
+fi
+# 9: never-allowed tools as #! interpreters; launchctl setenv.
+printf '#!/usr/bin/osascript\nreturn 1\n' >"$proj/as.scpt"
+chmod +x "$proj/as.scpt"
+expect x "review 9: a #!/usr/bin/osascript script is refused" "${S[@]}" "$proj/as.scpt"
+expect x "review 9: launchctl setenv is refused" "${S[@]}" /bin/launchctl setenv SBX_LIVE 1
+launchctl getenv SBX_LIVE >/dev/null 2>&1 && { bad "review 9: SBX_LIVE reached launchd"; launchctl unsetenv SBX_LIVE; }
 
 # ---- issue 21: the toolchain list, per mode ----
 has() { command -v "$1" >/dev/null 2>&1; }

@@ -10,7 +10,8 @@
 ;;;          network-outbound, mach-lookup, job-creation, lsopen, ...) and
 ;;;          ARGUMENT a path string (file and process-exec operations),
 ;;;          (unix "/socket/path"), (inet "host:port"), a Mach service name,
-;;;          a sysctl name, or (process same) / (process other) for the
+;;;          a sysctl name, (socket AF_UNIX) for system-socket, or
+;;;          (process same) / (process other) for the
 ;;;          process a signal or an inspection is aimed at
 ;;;
 ;;; It reads the profile as S-expressions (a reader extension handles the
@@ -54,7 +55,8 @@
 
 (define known-filters
   '(literal subpath regex path-literal param local remote target global-name
-    global-name-prefix sysctl-name require-all require-any require-not))
+    global-name-prefix sysctl-name require-all require-any require-not
+    path-regex extension socket-domain))
 
 ;; Operations that are parents of a family without a star in their name, as in
 ;; Seatbelt: ipc-posix-shm covers ipc-posix-shm-read-data and the rest.
@@ -157,10 +159,21 @@
               (and (pair? arg) (eq? (car arg) 'unix)
                    (or (null? (cddr f))
                        (let ((pl (caddr f)))
-                         (and (eq? (car pl) 'path-literal)
-                              (string=? (value (cadr pl)) (cadr arg)))))))
+                         (case (car pl)
+                           ((path-literal) (string=? (value (cadr pl)) (cadr arg)))
+                           ((path-regex)
+                            (and (regexp-exec (make-regexp (cadr (cadr pl)) regexp/extended)
+                                              (cadr arg)) #t))
+                           (else #f))))))
              (else #f)))
       ((target) (and (eq? (cadr f) 'same-sandbox) (equal? arg '(process same))))
+      ;; (socket-domain AF_UNIX) matches the query argument (socket AF_UNIX)
+      ((socket-domain) (equal? arg (list 'socket (cadr f))))
+      ;; A sandbox extension is a token some process was handed: the model
+      ;; assumes no path carries one (a pty from outside, the user's other
+      ;; terminals), so the filter never matches. live.sh checks the ptys the
+      ;; command makes itself.
+      ((extension) #f)
       ((require-all) (every (lambda (g) (filter-matches? g arg)) (cdr f)))
       ((require-any) (any (lambda (g) (filter-matches? g arg)) (cdr f)))
       ((require-not) (not (filter-matches? (cadr f) arg)))

@@ -67,16 +67,13 @@ static const char *param(const sbx_seatbelt_plan *plan, const char *key)
     "; process information and signals, only within this sandbox\n"               \
     "(allow process-info* (target same-sandbox))\n"                                 \
     "(allow signal (target same-sandbox))\n"                                        \
-    "; writes to the discard devices, the terminal and the command's own\n"        \
-    "; descriptors\n"                                                               \
+    "; writes to the discard devices and the command's own descriptors\n"         \
     "(allow file-write-data\n"                                                      \
     "  (literal \"/dev/null\")\n"                                                   \
     "  (literal \"/dev/zero\")\n"                                                   \
     "  (literal \"/dev/stdout\")\n"                                                 \
     "  (literal \"/dev/stderr\")\n"                                                 \
-    "  (regex #\"^/dev/fd/[0-9]+$\")\n"                                             \
-    "  (literal \"/dev/tty\")\n"                                                    \
-    "  (regex #\"^/dev/ttys[0-9]+$\"))\n"                                           \
+    "  (regex #\"^/dev/fd/[0-9]+$\"))\n"                                            \
     "; Mach services: user and group lookups, preference reads; with writes,\n"    \
     "; logging, notifications and dirhelper; with a network grant, DNS and TLS\n"  \
     "(allow mach-lookup\n"                                                          \
@@ -101,11 +98,6 @@ static const char *param(const sbx_seatbelt_plan *plan, const char *key)
 #define MACH_END ")\n(allow user-preference-read)\n"
 
 #define TOOLCHAIN_RULES                                                             \
-    "; terminal ioctls, so isatty() and line editing work\n"                       \
-    "(allow file-ioctl\n"                                                           \
-    "  (literal \"/dev/tty\")\n"                                                    \
-    "  (regex #\"^/dev/ttys[0-9]+$\")\n"                                            \
-    "  (literal \"/dev/ptmx\"))\n"                                                  \
     "; new pseudo-terminals (script, expect, test runners)\n"                      \
     "(allow pseudo-tty)\n"                                                          \
     "; dyld registers USDT probes (node, python, ruby) through dtracehelper\n"     \
@@ -121,9 +113,14 @@ static const char *param(const sbx_seatbelt_plan *plan, const char *key)
     "  (remote unix-socket (path-literal \"/var/run/mDNSResponder\"))\n"           \
     "  (remote unix-socket (path-literal \"/private/var/run/mDNSResponder\")))\n"
 
+#define UNIX_CREATE                                                                 \
+    "; creating an AF_UNIX socket at all\n"                                        \
+    "(allow system-socket (socket-domain AF_UNIX))\n"
+
 #define NET_RULES                                                                   \
     "; network: no IP; local AF_UNIX is spared\n"                                  \
     "(allow network* (local unix-socket) (remote unix-socket))\n"                  \
+    UNIX_CREATE                                                                     \
     "; except DNS, which would carry data out through the resolver\n"             \
     "(deny network-outbound\n" DNS_SOCKETS
 
@@ -149,9 +146,22 @@ static const char *param(const sbx_seatbelt_plan *plan, const char *key)
     "; filesystem: writes only beneath the writable roots, each by its literal\n" \
     "; and its canonical path (the kernel reports /tmp as /private/tmp)\n"        \
     "(allow file-write*" ROOT_FILTERS                                               \
-    "; hard links only of files inside the roots; clones are copies\n"            \
-    "(allow file-link" ROOT_FILTERS                                                 \
-    "(allow file-clone)\n"
+    "; no hard links and no clones: XNU checks only one of their two paths\n"
+
+/* Other terminals refused; /dev/tty, the ptys the sandbox makes and the
+ * inherited terminal (TTY_N, only on a Mac) given back. */
+#define TTY_DENY                                                                    \
+    "; other terminals' ptys: not read, written or ioctl'ed\n"                     \
+    "(deny file-read* file-write* file-ioctl (regex #\"^/dev/ttys[0-9]+$\"))\n"
+#define TTY_PTYS                                                                    \
+    "\n  (literal \"/dev/tty\")\n"                                                  \
+    "  (require-all (regex #\"^/dev/ttys[0-9]+$\") (extension \"com.apple.sandbox.pty\"))"
+#define TTY_RULES                                                                   \
+    TTY_DENY "; this command's terminal and the ptys it makes; ioctls so isatty() works\n" \
+    "(allow file-read* file-write-data file-ioctl" TTY_PTYS "\n  (literal \"/dev/ptmx\"))\n"
+#define TTY_RO_RULES                                                                \
+    TTY_DENY "; this command's terminal and the ptys it makes, without ioctls\n"  \
+    "(allow file-read* file-write-data" TTY_PTYS ")\n"
 
 #define HEAD                                                                        \
     "(version 1)\n"                                                                 \
@@ -182,8 +192,9 @@ static const char *param(const sbx_seatbelt_plan *plan, const char *key)
 
 /* Spec 004: never-allowed tools, by path and by name anywhere. */
 #define DENY_EXEC                                                                   \
-    "; tools that act outside the sandbox are never run, under any directory\n"   \
-    "(deny process-exec\n"                                                          \
+    "; tools that act outside the sandbox are never run, under any directory,\n"  \
+    "; nor as the interpreter of a #! script\n"                                     \
+    "(deny process-exec*\n"                                                         \
     "  (literal \"/bin/launchctl\")\n"                                              \
     "  (literal \"/usr/bin/osascript\")\n"                                          \
     "  (literal \"/usr/bin/open\")\n"                                               \
@@ -196,16 +207,16 @@ static const char *param(const sbx_seatbelt_plan *plan, const char *key)
     "  (regex #\"/[sS][uU][dD][oO]$\"))\n"
 
 static const char golden_net[] = HEAD MACH_TOOLCHAIN MACH_END TOOLCHAIN_RULES NET_RULES
-    WRITES_OPEN NEVER_NO_NET DENY_EXEC;
+    WRITES_OPEN TTY_RULES NEVER_NO_NET DENY_EXEC;
 static const char golden_fs[] = HEAD MACH_TOOLCHAIN MACH_NETWORK
     "\n  (global-name \"com.apple.networkd\")" MACH_END TOOLCHAIN_RULES NET_ALLOW_RULES
-    WRITE_RULES NEVER_NET DENY_EXEC;
+    WRITE_RULES TTY_RULES NEVER_NET DENY_EXEC;
 static const char golden_both[] = HEAD MACH_TOOLCHAIN MACH_END TOOLCHAIN_RULES NET_RULES
-    WRITE_RULES NEVER_NO_NET DENY_EXEC;
+    WRITE_RULES TTY_RULES NEVER_NO_NET DENY_EXEC;
 static const char golden_read_only[] =
     "(version 1)\n"
     "; libsandbox read-only profile: everything not listed is refused\n" BASE_RULES MACH_END
-    NEVER_NO_NET DENY_EXEC;
+    TTY_RO_RULES NEVER_NO_NET DENY_EXEC;
 
 static void check_golden(int network, int fs, const char *golden, size_t n_params)
 {
@@ -250,14 +261,15 @@ static void test_read_only_refuses_unix_sockets_and_writes(void **state)
     /* Nothing in the read-only profile gives back a socket or a file write. */
     assert_null(strstr(golden_read_only, "(allow network"));
     assert_null(strstr(golden_read_only, "unix-socket"));
-    assert_null(strstr(golden_read_only, "file-write*"));
+    assert_null(strstr(golden_read_only, "(allow file-write*"));
     assert_null(strstr(golden_read_only, "(allow default"));
     assert_null(strstr(golden_read_only, "(allow sysctl-write"));
     assert_null(strstr(golden_read_only, "(allow user-preference-write"));
     assert_null(strstr(golden_read_only, "ipc-"));
     assert_null(strstr(golden_read_only, "iokit"));
     assert_null(strstr(golden_read_only, "(allow appleevent"));
-    assert_null(strstr(golden_read_only, "file-ioctl"));
+    assert_null(strstr(golden_read_only, "(allow file-ioctl"));
+    assert_null(strstr(golden_read_only, "file-write-data file-ioctl"));
     assert_null(strstr(golden_read_only, "com.apple.logd"));
 }
 
@@ -281,14 +293,19 @@ static void test_internet_only_allows_outbound_ip_but_not_loopback(void **state)
     assert_non_null(deny_lo);
     assert_true(deny_all < allow_ip && allow_ip < deny_lo);
     assert_null(strstr(plan.profile, "(allow network*)"));
-    assert_null(strstr(plan.profile, "system-socket"));
+    /* socket(AF_UNIX) for the resolver only; no other socket domain. */
+    assert_null(strstr(plan.profile, "(allow system-socket)"));
+    assert_non_null(strstr(plan.profile, "(allow system-socket (socket-domain AF_UNIX))\n"));
+    /* Unix sockets are this machine (docker.sock is root on it): only the
+     * resolver's, even with no class chosen. */
+    assert_null(strstr(plan.profile, "(allow network* (local unix-socket)"));
     /* Nothing may listen or accept: no bind or inbound allowance. */
     assert_null(strstr(plan.profile, "(allow network-bind"));
     assert_null(strstr(plan.profile, "(allow network-inbound"));
     /* Unlike no-network, DNS must work to reach the internet by name, by
      * socket and by Mach service; Network.framework's daemon connects for
      * its caller, past the address filter, so it stays out. */
-    assert_null(strstr(plan.profile, "mDNSResponder"));
+    assert_non_null(strstr(plan.profile, "(allow network-outbound\n" DNS_SOCKETS));
     assert_non_null(strstr(plan.profile, "(global-name \"com.apple.dnssd.service\")\n"));
     assert_null(strstr(plan.profile, "com.apple.networkd"));
     sbx_seatbelt_plan_free(&plan);
@@ -398,10 +415,35 @@ static void test_user_cache_is_writable_only_when_confined(void **state)
     (void)state;
     p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED, "/Users/me/proj");
     plan_for(p, cmd, sbx_macos_canon_textual, &plan);
-    assert_string_equal(param(&plan, "WRITABLE_ROOT_6"), "/var/folders/ab/cd/C");
-    assert_string_equal(param(&plan, "WRITABLE_ROOT_7"), "/private/var/folders/ab/cd/C");
+    assert_string_equal(param(&plan, "WRITABLE_ROOT_3"), "/var/folders/ab/cd/C");
+    assert_string_equal(param(&plan, "WRITABLE_ROOT_4"), "/private/var/folders/ab/cd/C");
+    /* A root of its own kind, so --explain lists it and the scan walks it. */
+    for (i = 0, n = 0; i < plan.n_roots; i++)
+        n += plan.roots[i].kind == SBX_ROOT_USER_CACHE &&
+             strcmp(plan.roots[i].path, "/var/folders/ab/cd/C") == 0;
+    assert_int_equal(n, 1);
+    assert_true(sbx_root_is_scanned(&(struct sbx_root){(char *)"/var/folders/ab/cd/C",
+                                                       SBX_ROOT_USER_CACHE, NULL, NULL, 0}));
     sbx_seatbelt_plan_free(&plan);
     sandbox_policy_free(p);
+    /* research and media build nothing: no user cache (review of issue 21). */
+    {
+        int k;
+        for (k = 0; k < 2; k++) {
+            p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED, "/Users/me/proj");
+            assert_int_equal(sandbox_policy_set_class(p, k ? SANDBOX_CLASS_MEDIA
+                                                           : SANDBOX_CLASS_RESEARCH),
+                             SANDBOX_OK);
+            if (k)
+                assert_int_equal(sandbox_policy_set_output_dir(p, "/Users/me/out"), SANDBOX_OK);
+            plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+            for (i = 0, n = 0; i < plan.n_params; i++)
+                n += strstr(plan.params[i].value, "/C") != NULL;
+            assert_int_equal(n, 0);
+            sbx_seatbelt_plan_free(&plan);
+            sandbox_policy_free(p);
+        }
+    }
     /* Writes unconfined or read-only: no roots at all. */
     p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_UNRESTRICTED, "/Users/me/proj");
     plan_for(p, cmd, sbx_macos_canon_textual, &plan);
@@ -498,14 +540,15 @@ static void test_each_root_by_literal_and_canonical_deduplicated(void **state)
     size_t i, j;
     (void)state;
     plan_for(p, cmd, sbx_macos_canon_textual, &plan);
-    /* project (= workdir, deduplicated by resolve), TMPDIR, /tmp, /dev */
-    assert_int_equal(plan.n_roots, 4);
+    /* project (= workdir, deduplicated by resolve), TMPDIR, its sibling C,
+     * /tmp, /dev */
+    assert_int_equal(plan.n_roots, 5);
     assert_string_equal(param(&plan, "WRITABLE_ROOT_0"), "/Users/me/proj");
     assert_string_equal(param(&plan, "WRITABLE_ROOT_1"), "/var/folders/ab/cd/T");
     assert_string_equal(param(&plan, "WRITABLE_ROOT_2"), "/private/var/folders/ab/cd/T");
-    assert_string_equal(param(&plan, "WRITABLE_ROOT_3"), "/tmp");
-    assert_string_equal(param(&plan, "WRITABLE_ROOT_4"), "/private/tmp");
-    assert_string_equal(param(&plan, "WRITABLE_ROOT_5"), "/dev");
+    assert_string_equal(param(&plan, "WRITABLE_ROOT_5"), "/tmp");
+    assert_string_equal(param(&plan, "WRITABLE_ROOT_6"), "/private/tmp");
+    assert_string_equal(param(&plan, "WRITABLE_ROOT_7"), "/dev");
     for (i = 0; i < plan.n_params; i++)
         for (j = i + 1; j < plan.n_params; j++)
             assert_string_not_equal(plan.params[i].value, plan.params[j].value);
@@ -651,27 +694,97 @@ static void test_hostile_paths_never_change_the_profile(void **state)
 
 /* ---- protected paths ---- */
 
-#define PROTECT_RULES                                                                         \
+#define PROTECT_RULES \
     "; protected paths: denied even inside the writable roots; rendered last so\n" \
     "; they win. Names match per component, case-insensitively, and below\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[.][eE][nN][vV]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[.][eE][nN][vV]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][eE][nN][vV]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[.][eE][nN][vV][.][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[.][eE][nN][vV][.][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][eE][nN][vV][.][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[^/]*[.][pP][eE][mM]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[^/]*[.][pP][eE][mM]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[^/]*[.][pP][eE][mM]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[^/]*[.][kK][eE][yY]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[^/]*[.][kK][eE][yY]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[^/]*[.][kK][eE][yY]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][rR][sS][aA]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[iI][dD][_][rR][sS][aA]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[iI][dD][_][rR][sS][aA]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][rR][sS][aA][_][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[iI][dD][_][rR][sS][aA][_][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[iI][dD][_][rR][sS][aA][_][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][dD][sS][aA]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[iI][dD][_][dD][sS][aA]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[iI][dD][_][dD][sS][aA]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][dD][sS][aA][_][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[iI][dD][_][dD][sS][aA][_][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[iI][dD][_][dD][sS][aA][_][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][eE][cC][dD][sS][aA]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[iI][dD][_][eE][cC][dD][sS][aA]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[iI][dD][_][eE][cC][dD][sS][aA]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][eE][cC][dD][sS][aA][_][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[iI][dD][_][eE][cC][dD][sS][aA][_][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[iI][dD][_][eE][cC][dD][sS][aA][_][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][eE][dD]25519" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[iI][dD][_][eE][dD]25519" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[iI][dD][_][eE][dD]25519" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[iI][dD][_][eE][dD]25519[_][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[iI][dD][_][eE][dD]25519[_][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[iI][dD][_][eE][dD]25519[_][^/]*" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[.][sS][sS][hH]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[.][sS][sS][hH]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][sS][sS][hH]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[.][aA][wW][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[.][aA][wW][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][aA][wW][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[.][gG][nN][uU][pP][gG]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[.][gG][nN][uU][pP][gG]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][gG][nN][uU][pP][gG]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[.][nN][eE][tT][rR][cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[.][nN][eE][tT][rR][cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][nN][eE][tT][rR][cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone (regex #\"/[.][pP][yY][pP][iI][rR][cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
-    "(deny file-write* file-link (regex #\"/[.][gG][iI][tT]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-regex #\"/[.][pP][yY][pP][iI][rR][cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][pP][yY][pP][iI][rR][cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny file-write* file-link file-clone (regex #\"/[.][gG][iI][tT]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][gG][iI][tT]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone\n" \
     "  (subpath (param \"PROTECTED_0\"))\n" \
     "  (subpath (param \"PROTECTED_1\"))\n" \
@@ -688,31 +801,99 @@ static void test_hostile_paths_never_change_the_profile(void **state)
     "  (subpath (param \"PROTECTED_12\"))\n" \
     "  (subpath (param \"PROTECTED_13\"))\n" \
     "  (subpath (param \"PROTECTED_14\"))\n" \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][nN][pP][mM][rR][cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][dD][oO][cC][kK][eE][rR]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][kK][uU][bB][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][cC][oO][nN][fF][iI][gG]/[gG][hH]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][gG][iI][tT][-][cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][cC][oO][nN][fF][iI][gG]/[gG][iI][tT]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][cC][oO][nN][fF][iI][gG]/[gG][cC][lL][oO][uU][dD]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][aA][zZ][uU][rR][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][tT][eE][rR][rR][aA][fF][oO][rR][mM][.][dD]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS][.][tT][fF][rR][cC][.][jJ][sS][oO][nN]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][cC][aA][rR][gG][oO]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS][.][tT][oO][mM][lL]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][cC][aA][rR][gG][oO]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][pP][gG][pP][aA][sS][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][mM][yY][.][cC][nN][fF]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
-    "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][nN][pP][mM][rR][cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][dD][oO][cC][kK][eE][rR]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][kK][uU][bB][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][oO][nN][fF][iI][gG]/[gG][hH]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][gG][iI][tT][-][cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][oO][nN][fF][iI][gG]/[gG][iI][tT]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][oO][nN][fF][iI][gG]/[gG][cC][lL][oO][uU][dD]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][aA][zZ][uU][rR][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][tT][eE][rR][rR][aA][fF][oO][rR][mM][.][dD]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS][.][tT][fF][rR][cC][.][jJ][sS][oO][nN]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][aA][rR][gG][oO]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS][.][tT][oO][mM][lL]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][aA][rR][gG][oO]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][pP][gG][pP][aA][sS][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][mM][yY][.][cC][nN][fF]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n" \
     "  (regex #\"^/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
-    "; the parents of protected home paths cannot be renamed or removed\n" \
+    "(deny network-outbound\n" \
+    "  (remote unix-socket (path-literal (param \"PROTECTED_0\")))\n" \
+    "  (remote unix-socket (path-literal (param \"PROTECTED_1\")))\n" \
+    "  (remote unix-socket (path-literal (param \"PROTECTED_2\")))\n" \
+    "  (remote unix-socket (path-literal (param \"PROTECTED_3\")))\n" \
+    "  (remote unix-socket (path-literal (param \"PROTECTED_4\")))\n" \
+    "  (remote unix-socket (path-literal (param \"PROTECTED_5\")))\n" \
+    "  (remote unix-socket (path-literal (param \"PROTECTED_6\")))\n" \
+    "  (remote unix-socket (path-literal (param \"PROTECTED_7\")))\n" \
+    "  (remote unix-socket (path-literal (param \"PROTECTED_8\")))\n" \
+    "  (remote unix-socket (path-literal (param \"PROTECTED_9\")))\n" \
+    "  (remote unix-socket (path-literal (param \"PROTECTED_10\")))\n" \
+    "  (remote unix-socket (path-literal (param \"PROTECTED_11\")))\n" \
+    "  (remote unix-socket (path-literal (param \"PROTECTED_12\")))\n" \
+    "  (remote unix-socket (path-literal (param \"PROTECTED_13\")))\n" \
+    "  (remote unix-socket (path-literal (param \"PROTECTED_14\")))\n" \
+    "  (remote unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][nN][pP][mM][rR][cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (remote unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][dD][oO][cC][kK][eE][rR]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (remote unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][kK][uU][bB][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (remote unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][oO][nN][fF][iI][gG]/[gG][hH]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (remote unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][gG][iI][tT][-][cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (remote unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][oO][nN][fF][iI][gG]/[gG][iI][tT]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (remote unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][oO][nN][fF][iI][gG]/[gG][cC][lL][oO][uU][dD]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (remote unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][aA][zZ][uU][rR][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (remote unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][tT][eE][rR][rR][aA][fF][oO][rR][mM][.][dD]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS][.][tT][fF][rR][cC][.][jJ][sS][oO][nN]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (remote unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][aA][rR][gG][oO]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS][.][tT][oO][mM][lL]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (remote unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][aA][rR][gG][oO]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (remote unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][pP][gG][pP][aA][sS][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (remote unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][mM][yY][.][cC][nN][fF]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (remote unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (remote unix-socket (path-regex #\"^/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-literal (param \"PROTECTED_0\")))\n" \
+    "  (local unix-socket (path-literal (param \"PROTECTED_1\")))\n" \
+    "  (local unix-socket (path-literal (param \"PROTECTED_2\")))\n" \
+    "  (local unix-socket (path-literal (param \"PROTECTED_3\")))\n" \
+    "  (local unix-socket (path-literal (param \"PROTECTED_4\")))\n" \
+    "  (local unix-socket (path-literal (param \"PROTECTED_5\")))\n" \
+    "  (local unix-socket (path-literal (param \"PROTECTED_6\")))\n" \
+    "  (local unix-socket (path-literal (param \"PROTECTED_7\")))\n" \
+    "  (local unix-socket (path-literal (param \"PROTECTED_8\")))\n" \
+    "  (local unix-socket (path-literal (param \"PROTECTED_9\")))\n" \
+    "  (local unix-socket (path-literal (param \"PROTECTED_10\")))\n" \
+    "  (local unix-socket (path-literal (param \"PROTECTED_11\")))\n" \
+    "  (local unix-socket (path-literal (param \"PROTECTED_12\")))\n" \
+    "  (local unix-socket (path-literal (param \"PROTECTED_13\")))\n" \
+    "  (local unix-socket (path-literal (param \"PROTECTED_14\")))\n" \
+    "  (local unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][nN][pP][mM][rR][cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (local unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][dD][oO][cC][kK][eE][rR]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (local unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][kK][uU][bB][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (local unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][oO][nN][fF][iI][gG]/[gG][hH]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (local unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][gG][iI][tT][-][cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (local unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][oO][nN][fF][iI][gG]/[gG][iI][tT]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (local unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][oO][nN][fF][iI][gG]/[gG][cC][lL][oO][uU][dD]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (local unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][aA][zZ][uU][rR][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (local unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][tT][eE][rR][rR][aA][fF][oO][rR][mM][.][dD]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS][.][tT][fF][rR][cC][.][jJ][sS][oO][nN]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (local unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][aA][rR][gG][oO]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS][.][tT][oO][mM][lL]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (local unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][aA][rR][gG][oO]/[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (local unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][pP][gG][pP][aA][sS][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (local unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][mM][yY][.][cC][nN][fF]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (local unix-socket (path-regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "  (local unix-socket (path-regex #\"^/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "; the parents of protected home paths cannot be renamed or removed,\n" \
+    "; by any spelling of their names\n" \
     "(deny file-write-unlink\n" \
     "  (literal (param \"PROTECTED_PARENT_0\"))\n" \
     "  (literal (param \"PROTECTED_PARENT_1\"))\n" \
     "  (literal (param \"PROTECTED_PARENT_2\"))\n" \
     "  (literal (param \"PROTECTED_PARENT_3\"))\n" \
-    "  (literal (param \"PROTECTED_PARENT_4\")))\n"
+    "  (literal (param \"PROTECTED_PARENT_4\"))\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][oO][nN][fF][iI][gG]$\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][oO][nN][fF][iI][gG]/[gG][iI][tT]$\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][tT][eE][rR][rR][aA][fF][oO][rR][mM][.][dD]$\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][aA][rR][gG][oO]$\")\n" \
+    "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[lL][iI][bB][rR][aA][rR][yY]$\"))\n"
 
 static const char golden_protect[] = HEAD MACH_TOOLCHAIN MACH_END TOOLCHAIN_RULES NET_RULES
-    WRITE_RULES NEVER_NO_NET DENY_EXEC PROTECT_RULES;
+    WRITE_RULES TTY_RULES NEVER_NO_NET DENY_EXEC PROTECT_RULES;
 
 static sandbox_policy *protected_policy(int network, int fs)
 {
@@ -732,8 +913,8 @@ static void test_golden_default_protected_set(void **state)
     assert_string_equal(plan.profile, golden_protect);
     /* Only the home-only entries need exact rules; ~/.ssh is the .ssh name
      * rule's, so it is not repeated as a parameter. */
-    /* Roots and TMPDIR's sibling C, fifteen exact paths, five parents, and
-     * home for the case-insensitive rules. */
+    /* Roots and TMPDIR's sibling C, fifteen exact paths, five parents, and home
+     * for the case-insensitive rules. */
     assert_int_equal(plan.n_params, 8 + 15 + 5 + 1);
     assert_string_equal(param(&plan, "PROTECTED_0"), "/Users/me/.npmrc");
     assert_string_equal(param(&plan, "PROTECTED_1"), "/Users/me/.docker");
@@ -808,8 +989,8 @@ static void test_unrenderable_home_path_keeps_its_exact_rules(void **state)
                                          "  (subpath (param \"PROTECTED_0\"))\n"
                                          "  (subpath (param \"PROTECTED_1\"))\n"
                                          "  (subpath (param \"PROTECTED_2\"))\n"
-                                         "  (require-all (subpath (param \"HOME_0\")) (regex "
-                                         "#\"^/[^/][^/]*/[^/][^/]*/[tT][oO][kK]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n"));
+                                         "  (regex "
+                                         "#\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[tT][oO][kK]" SBX_SBPL_COPY_SUFFIX "(/|$)\")"));
     assert_null(strstr(plan.profile, "\xc3"));
     sbx_seatbelt_plan_free(&plan);
     sandbox_policy_free(p);
@@ -838,26 +1019,36 @@ static void test_home_paths_by_both_spellings_with_parents(void **state)
     assert_string_equal(param(&plan, "PROTECTED_4"), "/Library/Keychains"); /* macOS target */
     assert_string_equal(param(&plan, "HOME_0"), "/Users/me");
     assert_string_equal(param(&plan, "HOME_1"), "/Volumes/Home/me");
-    /* ~/ wildcards are pinned to home's own level by depth, not by text:
-     * /Users/me is two components deep, /Volumes/Home/me three. */
+    /* ~/ wildcards are pinned beneath home by home's own name, case-folded
+     * and bracketed byte by byte: /users/ME is /Users/me (review of issue
+     * 21); no raw home text enters the profile. */
     assert_non_null(strstr(plan.profile,
                            "(deny file-read* file-write* file-link file-clone\n"
-                           "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[.][cC][oO][nN][fF][iI][gG]/[^/]*[.][jJ][sS][oO][nN]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n"
-                           "  (require-all (subpath (param \"HOME_1\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[^/][^/]*/[.][cC][oO][nN][fF][iI][gG]/[^/]*[.][jJ][sS][oO][nN]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n"));
+                           "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[.][cC][oO][nN][fF][iI][gG]/[^/]*[.][jJ][sS][oO][nN]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n"
+                           "  (regex #\"^/[vV][oO][lL][uU][mM][eE][sS]/[hH][oO][mM][eE]/[mM][eE]/[.][cC][oO][nN][fF][iI][gG]/[^/]*[.][jJ][sS][oO][nN]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n"));
     /* Exact paths: both spellings, then the same case-insensitively. */
     assert_non_null(strstr(plan.profile, "(deny file-read* file-write* file-link file-clone\n"
                                          "  (subpath (param \"PROTECTED_0\"))\n"
                                          "  (subpath (param \"PROTECTED_1\"))\n"
                                          "  (subpath (param \"PROTECTED_4\"))\n"
-                                         "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[aA]/[bB]/[cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n"
-                                         "  (require-all (subpath (param \"HOME_1\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[^/][^/]*/[aA]/[bB]/[cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n"
-                                         "  (regex #\"^/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n"
-                                         "(deny file-write* file-link\n"
+                                         "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[aA]/[bB]/[cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n"
+                                         "  (regex #\"^/[vV][oO][lL][uU][mM][eE][sS]/[hH][oO][mM][eE]/[mM][eE]/[aA]/[bB]/[cC]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n"
+                                         "  (regex #\"^/[lL][iI][bB][rR][aA][rR][yY]/[kK][eE][yY][cC][hH][aA][iI][nN][sS]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n"));
+    /* Sockets there are refused too: connecting where reads are, binding
+     * where writes are (review of issue 21: ~/.gnupg/S.gpg-agent). */
+    assert_non_null(strstr(plan.profile, "(deny network-outbound\n"
+                                         "  (remote unix-socket (path-literal (param \"PROTECTED_0\")))\n"));
+    assert_non_null(strstr(plan.profile, "(deny network-bind\n"
+                                         "  (local unix-socket (path-literal (param \"PROTECTED_2\")))\n"));
+    assert_non_null(strstr(plan.profile, "(deny file-write* file-link file-clone\n"
                                          "  (subpath (param \"PROTECTED_2\"))\n"
                                          "  (subpath (param \"PROTECTED_3\"))\n"
-                                         "  (require-all (subpath (param \"HOME_0\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[wW]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n"
-                                         "  (require-all (subpath (param \"HOME_1\")) (regex #\"^/[^/][^/]*/[^/][^/]*/[^/][^/]*/[wW]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n"));
-    /* No home path text in the profile, only parameter names. */
+                                         "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[wW]" SBX_SBPL_COPY_SUFFIX "(/|$)\")\n"
+                                         "  (regex #\"^/[vV][oO][lL][uU][mM][eE][sS]/[hH][oO][mM][eE]/[mM][eE]/[wW]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n"));
+    /* A case-folded rule for each parent, beside its literal. */
+    assert_non_null(strstr(plan.profile, "  (regex #\"^/[uU][sS][eE][rR][sS]/[mM][eE]/[aA]$\")"));
+    /* No raw home path text in the profile, only parameter names and the
+     * bracketed, case-folded regexes. */
     assert_null(strstr(plan.profile, "/Users/me"));
     assert_null(strstr(plan.profile, "/Volumes"));
     sbx_seatbelt_plan_free(&plan);
