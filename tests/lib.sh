@@ -232,7 +232,6 @@ profile() {
   done
 }
 
-# Outside /tmp: tests set HOME in here, and a home beneath the granted /tmp is refused.
-_scratch=$(mktemp -d /var/tmp/sbx-test.XXXXXX)
+_scratch=$(mktemp -d /tmp/sbx-test.XXXXXX)
 _out=$_scratch/.out
 _err=$_scratch/.err
