@@ -28,7 +28,7 @@ skip_all() {
   local key
   if key=$(_skip_key "$*"); then
     echo "skip: $* [profile: no $key]"
-    rm -rf "$_scratch"
+    rm -rf "$_scratch" "$_home"
     exit 77
   fi
   fail "unjustified skip of the whole test (the machine profile does not lack '${*%%:*}'): $*"
@@ -68,7 +68,7 @@ finish() {
   local s
   echo "${_pass} passed, ${_fail} failed, ${_skip} skipped"
   for s in "${_skips[@]}"; do echo "  skipped: $s"; done
-  rm -rf "$_scratch"
+  rm -rf "$_scratch" "$_home"
   if [ "$_fail" = 0 ] && [ "$_pass" = 0 ]; then
     echo "FAIL - nothing passed: a test that checks nothing must skip_all with a reason"
     exit 1
@@ -233,5 +233,9 @@ profile() {
 }
 
 _scratch=$(mktemp -d /tmp/sbx-test.XXXXXX)
+# A home for tests to use, outside /tmp: a home beneath the granted /tmp is
+# refused (issue 16), and the home is never a writable root.
+_home=$(mktemp -d /var/tmp/sbx-home.XXXXXX)
+chmod 755 "$_home"
 _out=$_scratch/.out
 _err=$_scratch/.err

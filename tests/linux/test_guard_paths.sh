@@ -13,7 +13,7 @@ proj=$_scratch/proj other=$_scratch/other
 mkdir -p "$proj" "$other"
 echo "$SECRET" >"$proj/.env"
 cd "$other" || exit 1
-export HOME=$_scratch
+export HOME=$_home
 G=("$L" --protect-secrets --project "$proj" --)
 
 # RENAME_EXCHANGE gives both names new contents, so the old name is checked
@@ -68,12 +68,12 @@ fi
 chmod 755 "$proj/own"; rm -rf "$proj/own"
 if have root && have setpriv; then
   pp=$_scratch/pp
-  mkdir -p "$pp/foreign" "$_scratch/nhome"
+  mkdir -p "$pp/foreign" "$_home/nhome"
   echo x >"$pp/foreign/.env"; chmod 000 "$pp/foreign"
-  chown 65534 "$pp" "$_scratch/nhome"; chmod 755 "$_scratch"
+  chown 65534 "$pp" "$_home/nhome"; chmod 755 "$_scratch"
   cp "$L" "$_scratch/launcher"; chmod 755 "$_scratch/launcher"
   expect_status 0 "a foreign unlistable directory in the project is skipped by the scan (as nobody)" \
-    setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$_scratch/nhome" \
+    setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$_home/nhome" \
       "$_scratch/launcher" --protect-secrets --project "$pp" -- true
   chmod 755 "$pp/foreign"
 else

@@ -7,7 +7,7 @@
 . "$SBX_TESTLIB"
 
 proj=$_scratch/proj
-home=$_scratch/home
+home=$_home/home
 out=$_scratch/outside
 mkdir -p "$proj/sub" "$home" "$out"
 cd "$proj" || exit 1
@@ -158,7 +158,8 @@ if command -v python3 >/dev/null; then
     else pass "9. $nn through a detached mount is refused: $(head -1 "$_out")"; fi
   done
   # Without protection the same route creates the name: the case can fail.
-  "$L" --sandbox --project "$proj" --add-dir "$home" -- python3 "$_scratch/detached.py" "$home" .npmrc >"$_out" 2>&1 || true
+  # (Unconfined: the home is never a writable root since issue 16.)
+  python3 "$_scratch/detached.py" "$home" .npmrc >"$_out" 2>&1 || true
   if [ -e "$home/.npmrc" ]; then pass "9. control: the route creates ~/.npmrc when nothing is protected"
   else skip "9. control: this kernel or filter refuses the route anyway: $(head -1 "$_out")"; fi
   rm -f "$home/.npmrc"
@@ -252,14 +253,14 @@ rm -rf "$home/.config" "$home/.azure" "$home/.terraform.d" "$home/.cargo" "$home
 # launcher runs as (nobody here), with a guessable name inside.
 if [ "$me" = 0 ] && command -v setpriv >/dev/null; then
   p5=$_scratch/p5
-  mkdir -p "$p5/locked" "$_scratch/nhome"
+  mkdir -p "$p5/locked" "$_home/nhome"
   echo sbx-leak5-unlisted-44c1 >"$p5/locked/.env"
   chmod 644 "$p5/locked/.env"
   chmod 711 "$p5/locked"
-  chown 65534:65534 "$p5" "$_scratch/nhome"
+  chown 65534:65534 "$p5" "$_home/nhome"
   chmod 755 "$_scratch"
   cp "$L" "$_scratch/launcher5" && chmod 755 "$_scratch/launcher5"
-  N5=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$_scratch/nhome")
+  N5=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$_home/nhome")
   (cd "$p5" && unconfined_has "5. nobody reads locked/.env by its guessed name" sbx-leak5-unlisted-44c1 "${N5[@]}" cat locked/.env)
   (cd "$p5" && confined_lacks "5. a guessed name in an unlistable directory" sbx-leak5-unlisted-44c1 \
     "${N5[@]}" "$_scratch/launcher5" --sandbox --protect-secrets --project "$p5" -- cat locked/.env)
