@@ -642,6 +642,7 @@ static void test_stale_journal_is_swept_and_a_live_one_is_kept(struct sbx_harnes
     struct sbx_win_run run;
     sandbox_error err;
     char dir[MAX_PATH], stale[MAX_PATH + 64], live[MAX_PATH + 64], text[3 * MAX_PATH];
+    char planted[MAX_PATH + 64], unc[MAX_PATH + 64], text2[3 * MAX_PATH];
     HANDLE f, held;
     DWORD n;
     int before;
@@ -655,19 +656,41 @@ static void test_stale_journal_is_swept_and_a_live_one_is_kept(struct sbx_harnes
     before = count_journals(dir);
     snprintf(stale, sizeof stale, "%s\\libsandbox.test-stale.journal", dir);
     snprintf(live, sizeof live, "%s\\libsandbox.test-live.journal", dir);
-    snprintf(text, sizeof text, "sbx-journal 1\nsid S-1-15-2-1-2-3-4-5-6-7\ngrant %s\ndeny %s\n",
+    snprintf(text, sizeof text,
+             "sbx-journal 1\nprofile libsandbox.test-stale\nsid S-1-15-2-1-2-3-4-5-6-7\n"
+             "grant %s\ndeny %s\n",
              d.proj, d.marker);
     f = CreateFileA(stale, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
     WriteFile(f, text, (DWORD)strlen(text), &n, NULL);
     CloseHandle(f);
+    /* Planted (review of issue 22): a file whose name is not its profile's,
+     * and one naming a share; both are deleted unread, never acted on. */
+    snprintf(planted, sizeof planted, "%s\\libsandbox.test-planted.journal", dir);
+    snprintf(text2, sizeof text2,
+             "sbx-journal 1\nprofile libsandbox.test-other\nsid S-1-15-2-1-2-3-4-5-6-7\n"
+             "deny %s\n",
+             d.marker);
+    f = CreateFileA(planted, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    WriteFile(f, text2, (DWORD)strlen(text2), &n, NULL);
+    CloseHandle(f);
+    snprintf(unc, sizeof unc, "%s\\libsandbox.test-unc.journal", dir);
+    snprintf(text2, sizeof text2,
+             "sbx-journal 1\nprofile libsandbox.test-unc\nsid S-1-15-2-1-2-3-4-5-6-7\n"
+             "deny \\\\127.0.0.1\\c$\\x\n");
+    f = CreateFileA(unc, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    WriteFile(f, text2, (DWORD)strlen(text2), &n, NULL);
+    CloseHandle(f);
     /* A run still alive holds its journal open, shared for reading only. */
     held = CreateFileA(live, GENERIC_WRITE, FILE_SHARE_READ, NULL, CREATE_ALWAYS, 0, NULL);
     WriteFile(held, text, (DWORD)strlen(text), &n, NULL);
-    CHECK_INT(h, count_journals(dir), before + 2);
+    CHECK_INT(h, count_journals(dir), before + 4);
     run_with(&d, SANDBOX_NETWORK_DENY, "process", 1, &run, &err);
     printf("    trace: %s\n", run.hooks.trace);
-    CHECK_INT(h, count_word(run.hooks.trace, "sweep"), 1);
+    CHECK_INT(h, count_word(run.hooks.trace, "sweep"), 3);
+    CHECK_INT(h, count_word(run.hooks.trace, "sweep-refused"), 2);
     CHECK(h, !exists(stale));
+    CHECK(h, !exists(planted));
+    CHECK(h, !exists(unc));
     CHECK(h, exists(live));
     CloseHandle(held);
     DeleteFileA(live);
