@@ -1459,6 +1459,16 @@ static void test_program_lookup_uses_pathext_and_never_the_working_dir(void **st
                      SANDBOX_E_EXEC);
 }
 
+/* Finding 8: one machine-wide lock name let any account hold every user's
+ * runs up (or squat the name). */
+static void test_acl_lock_name_is_per_user(void **state)
+{
+    char name[128];
+    (void)state;
+    sbx_win_acl_lock_name(name, sizeof name, "S-1-5-21-1-2-3-1001");
+    assert_string_equal(name, "Global\\libsandbox-acl-S-1-5-21-1-2-3-1001");
+}
+
 /* Finding 10: a relative PATH entry resolves against the working directory,
  * which the container writes. */
 static void test_program_lookup_skips_relative_path_entries(void **state)
@@ -1535,6 +1545,7 @@ int main(void)
         cmocka_unit_test(test_undo_that_cannot_take_the_lock_returns_the_error_and_leaves_the_aces),
         cmocka_unit_test(test_unchangeable_directory_under_a_grant_refuses_the_run),
         cmocka_unit_test(test_program_lookup_skips_relative_path_entries),
+        cmocka_unit_test(test_acl_lock_name_is_per_user),
         cmocka_unit_test(test_program_lookup_uses_pathext_and_never_the_working_dir),
         cmocka_unit_test(test_program_problem_names_aliases_and_per_user_installs),
         cmocka_unit_test(test_protection_alone_needs_a_container),
