@@ -698,6 +698,51 @@ static void test_stale_journal_is_swept_and_a_live_one_is_kept(struct sbx_harnes
     remove_dirs(&d);
 }
 
+/* Review of issue 22, finding 4: a tree 1,900 levels deep (made with \\?\
+ * names) crashed the launcher with STATUS_STACK_OVERFLOW while the protected
+ * paths were searched. Now the run is refused cleanly, nothing changed. */
+static void test_a_very_deep_tree_is_refused_not_a_crash(struct sbx_harness *h)
+{
+    struct dirs d;
+    struct sbx_win_run run;
+    sandbox_spawn_options o;
+    sandbox_error err;
+    sandbox_policy *p;
+    const char *argv[] = {"cmd.exe", "/c", "exit 0", NULL};
+    wchar_t *w;
+    size_t len, i, levels = 1100; /* past the 1,024-level budget */
+    int rc;
+    make_dirs(&d, "deep");
+    len = strlen(d.proj) + 8 + levels * 2 + 4;
+    w = malloc(len * sizeof *w);
+    if (!w)
+        return;
+    swprintf(w, len, L"\\\\?\\%hs", d.proj);
+    for (i = 0; i < levels; i++) {
+        wcscat(w, L"\\d");
+        if (!CreateDirectoryW(w, NULL))
+            break;
+    }
+    CHECK_INT(h, (int)i, (int)levels);
+    p = confined(&d, SANDBOX_NETWORK_DENY);
+    sandbox_policy_protect_defaults(p);
+    sandbox_spawn_options_init(&o);
+    memset(&run, 0, sizeof run);
+    run.hooks.fake_container = 1;
+    rc = sbx_win_run_start(&run, p, argv, NULL, &o, &err);
+    sandbox_policy_free(p);
+    CHECK_INT(h, rc, SANDBOX_E_SYSTEM);
+    CHECK(h, strstr(err.message, "directories deep") != NULL);
+    printf("    %s\n", err.message);
+    CHECK(h, strstr(run.hooks.trace, "grant") == NULL); /* refused before any change */
+    for (; i > 0; i--) {
+        RemoveDirectoryW(w);
+        w[wcslen(w) - 2] = L'\0';
+    }
+    free(w);
+    remove_dirs(&d);
+}
+
 /* The launcher (argv[1]) refuses what it cannot enforce with 126. */
 static int launcher_status(const char *launcher, const char *args)
 {
@@ -755,6 +800,7 @@ int main(int argc, char **argv)
     RUN(&h, test_process_that_cannot_join_the_job_never_runs);
     RUN(&h, test_pathext_runs_a_cmd_file_by_its_bare_name);
     RUN(&h, test_stale_journal_is_swept_and_a_live_one_is_kept);
+    RUN(&h, test_a_very_deep_tree_is_refused_not_a_crash);
     RUN(&h, test_launcher_fails_closed_with_126);
     return sbx_harness_finish(&h);
 }
