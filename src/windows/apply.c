@@ -2,8 +2,28 @@
  * Win32 calls are behind struct sbx_win_ops. */
 #include "apply.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int sbx_win_sid_may_reach_container(const char *sid, const char *container_sid)
+{
+    if (!sid)
+        return 1;
+    if (container_sid && strlen(sid) == strlen(container_sid) &&
+        sbx_strncasecmp_ascii(sid, container_sid, strlen(sid)) == 0)
+        return 1;
+    /* S-1-15-2-1 ALL APPLICATION PACKAGES, S-1-15-2-2 ALL RESTRICTED
+     * APPLICATION PACKAGES, S-1-15-2-* package SIDs, S-1-15-3-* capability
+     * SIDs (the run's network capabilities, and any named capability): any
+     * of them can be what the container's token matches. */
+    return sbx_strncasecmp_ascii(sid, "S-1-15-", 7) == 0;
+}
+
+void sbx_win_acl_lock_name(char *out, size_t size, const char *user_sid)
+{
+    snprintf(out, size, "Global\\libsandbox-acl-%s", user_sid ? user_sid : "unknown");
+}
 
 static int not_found(unsigned e)
 {
@@ -15,9 +35,9 @@ static int lock_failed(unsigned e, sandbox_error *err)
     return sbx_fail(err, SANDBOX_E_SYSTEM, (int)e,
                     e == SBX_WIN_ERR_TIMEOUT
                         ? "another libsandbox run held the ACL lock (the mutex "
-                          "libsandbox-acl) for too long; retry when it has ended; the command "
+                          "libsandbox-acl-<your SID>) for too long; retry when it has ended; the command "
                           "was not run"
-                        : "cannot take the ACL lock (the mutex libsandbox-acl; Windows error "
+                        : "cannot take the ACL lock (the mutex libsandbox-acl-<your SID>; Windows error "
                           "%u); another account may hold that name; the command was not run",
                     e);
 }
@@ -133,7 +153,11 @@ int sbx_win_apply_acls(const sbx_win_plan *plan, const struct sbx_win_ops *ops,
             st->n_skipped++;
             continue;
         }
-        if (!lock_err && e == SBX_WIN_ERR_ACCESS_DENIED && ops->exposed(ops->ctx, d->path) == 0) {
+        /* A directory is never skipped: the grant's inheritable ACE may have
+         * reached the files inside it even though its own DACL could not be
+         * changed, and those would stay open under a deny that was never set. */
+        if (!lock_err && e == SBX_WIN_ERR_ACCESS_DENIED && !d->is_dir &&
+            ops->exposed(ops->ctx, d->path) == 0) {
             /* The user may not change this DACL, so the grant's inheritable ACE
              * could not be propagated onto it either: the container cannot
              * open it, and a deny would protect nothing. */
@@ -157,27 +181,38 @@ int sbx_win_apply_acls(const sbx_win_plan *plan, const struct sbx_win_ops *ops,
     return SANDBOX_OK;
 }
 
-void sbx_win_undo_acls(const sbx_win_plan *plan, const struct sbx_win_ops *ops,
-                       struct sbx_win_applied *st)
+unsigned sbx_win_undo_acls(const sbx_win_plan *plan, const struct sbx_win_ops *ops,
+                           struct sbx_win_applied *st)
 {
-    unsigned lock_err = 0;
-    /* Denies before grants: the reverse of the order they were made in. */
+    unsigned lock_err = 0, e, first = 0;
+    /* Denies before grants: the reverse of the order they were made in. Every
+     * edit is tried even after one failed; the first error is returned so the
+     * journal that names what is left is kept for the next run's sweep. */
     while (st->n_tried > 0) {
         st->n_tried--;
-        if (st->denied && st->denied[st->n_tried])
-            locked_deny(ops, &plan->denies[st->n_tried], 0, &lock_err);
+        if (st->denied && st->denied[st->n_tried]) {
+            e = locked_deny(ops, &plan->denies[st->n_tried], 0, &lock_err);
+            if (e && !not_found(e) && !first)
+                first = e;
+        }
     }
     if (st->grant_partial && st->n_granted < plan->n_grants) {
-        locked_grant(ops, plan->grants[st->n_granted].path, 0, &lock_err);
+        e = locked_grant(ops, plan->grants[st->n_granted].path, 0, &lock_err);
+        if (e && !not_found(e) && !first)
+            first = e;
         st->grant_partial = 0;
     }
     while (st->n_granted > 0) {
         st->n_granted--;
-        if (st->granted && st->granted[st->n_granted])
-            locked_grant(ops, plan->grants[st->n_granted].path, 0, &lock_err);
+        if (st->granted && st->granted[st->n_granted]) {
+            e = locked_grant(ops, plan->grants[st->n_granted].path, 0, &lock_err);
+            if (e && !not_found(e) && !first)
+                first = e;
+        }
     }
     free(st->denied);
     st->denied = NULL;
     free(st->granted);
     st->granted = NULL;
+    return first;
 }

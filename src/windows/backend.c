@@ -89,6 +89,8 @@ static void api_load(struct sbx_win_api *api)
             (sbx_create_profile_fn)(void (*)(void))GetProcAddress(api->userenv, "CreateAppContainerProfile");
         api->delete_profile =
             (sbx_delete_profile_fn)(void (*)(void))GetProcAddress(api->userenv, "DeleteAppContainerProfile");
+        api->derive_sid = (sbx_derive_sid_fn)(void (*)(void))GetProcAddress(
+            api->userenv, "DeriveAppContainerSidFromAppContainerName");
     }
     api->firewall = LoadLibraryExW(L"firewallapi.dll", NULL, LOAD_LIBRARY_SEARCH_SYSTEM32);
     if (api->firewall) {
@@ -115,7 +117,7 @@ static int api_has_appcontainer(const struct sbx_win_api *api)
 
 /* ---- the steps ---- */
 
-static wchar_t *journal_dir(void);
+static wchar_t *journal_dir(const sbx_win_plan *plan);
 static void journal_open(struct sbx_win_run *run, const wchar_t *dir);
 static DWORD journal_write(struct sbx_win_run *run, const char *what, const char *arg);
 static void sweep_stale(struct sbx_win_run *run, const wchar_t *dir);
@@ -156,7 +158,7 @@ static int step_profile(struct sbx_win_run *run, sandbox_error *err)
              (unsigned long)GetCurrentProcessId(), (unsigned long long)now.QuadPart, rnd);
     /* Sweep what crashed runs left, then open our own journal before the
      * first change, so a crash from here on leaves a record. */
-    dir = journal_dir();
+    dir = journal_dir(&run->plan);
     if (dir) {
         sweep_stale(run, dir);
         journal_open(run, dir);
@@ -164,8 +166,9 @@ static int step_profile(struct sbx_win_run *run, sandbox_error *err)
     }
     if (!run->journal)
         sbx_warn(run->warning, sizeof run->warning,
-                 "no run journal could be written under %%LOCALAPPDATA%%\\libsandbox: a crash of "
-                 "this run would leave its ACEs and profile behind");
+                 "no run journal could be written under %%LOCALAPPDATA%%\\libsandbox (missing, a "
+                 "reparse point, its DACL not settable, or under a granted root): stale journals "
+                 "were not swept, and a crash of this run would leave its ACEs and profile behind");
 #ifdef SBX_TEST_HOOKS
     if (run->hooks.fake_container) {
         /* A well-formed AppContainer SID that no profile owns. */
@@ -384,63 +387,127 @@ int sbx_win_count_aces(const wchar_t *path, PSID sid, int deny)
     return n;
 }
 
-/* 1 when an allow ACE (explicit or inherited) for `sid` or for ALL
- * APPLICATION PACKAGES (S-1-15-2-1) is on path: the container could open it. */
+/* The SID of an allow ACE of any type (plain, callback, object, callback
+ * object), or NULL for a deny or audit ACE. */
+static PSID allow_ace_sid(ACE_HEADER *h)
+{
+    switch (h->AceType) {
+    case ACCESS_ALLOWED_ACE_TYPE:
+        return (PSID) & ((ACCESS_ALLOWED_ACE *)h)->SidStart;
+    case ACCESS_ALLOWED_CALLBACK_ACE_TYPE:
+        return (PSID) & ((ACCESS_ALLOWED_CALLBACK_ACE *)h)->SidStart;
+    case ACCESS_ALLOWED_OBJECT_ACE_TYPE:
+    case ACCESS_ALLOWED_CALLBACK_OBJECT_ACE_TYPE: {
+        ACCESS_ALLOWED_OBJECT_ACE *o = (ACCESS_ALLOWED_OBJECT_ACE *)h;
+        BYTE *p = (BYTE *)&o->ObjectType;
+        if (o->Flags & ACE_OBJECT_TYPE_PRESENT)
+            p += sizeof(GUID);
+        if (o->Flags & ACE_INHERITED_OBJECT_TYPE_PRESENT)
+            p += sizeof(GUID);
+        return (PSID)p;
+    }
+    default:
+        return NULL;
+    }
+}
+
+/* 1 when an allow ACE (explicit or inherited, of any allow type) names a SID
+ * the container's token may match (sbx_win_sid_may_reach_container: its own,
+ * ALL [RESTRICTED] APPLICATION PACKAGES, any package or capability SID): the
+ * container could open path. -1 when unknown (the caller then fails closed). */
 static int dacl_exposes(PSID sid, const wchar_t *path)
 {
     PACL dacl = NULL;
     PSECURITY_DESCRIPTOR sd = NULL;
     ACL_SIZE_INFORMATION info;
-    PSID all = NULL;
+    LPSTR mine = NULL;
     DWORD i;
     int exposed = 0;
-    if (!ConvertStringSidToSidW(L"S-1-15-2-1", &all))
+    if (!ConvertSidToStringSidA(sid, &mine))
         return -1;
     if (GetNamedSecurityInfoW(path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL, &dacl,
                               NULL, &sd) != ERROR_SUCCESS) {
-        LocalFree(all);
+        LocalFree(mine);
         return -1;
     }
     /* A NULL DACL grants everyone everything. */
     if (!dacl)
         exposed = 1;
     else if (GetAclInformation(dacl, &info, sizeof info, AclSizeInformation)) {
-        for (i = 0; i < info.AceCount && !exposed; i++) {
+        for (i = 0; i < info.AceCount && exposed == 0; i++) {
             ACE_HEADER *h;
-            if (GetAce(dacl, i, (void **)&h) && h->AceType == ACCESS_ALLOWED_ACE_TYPE) {
-                PSID s = (PSID) & ((ACCESS_ALLOWED_ACE *)h)->SidStart;
-                exposed = EqualSid(s, sid) || EqualSid(s, all);
+            PSID s;
+            LPSTR text = NULL;
+            if (!GetAce(dacl, i, (void **)&h)) {
+                exposed = -1;
+                break;
             }
+            if (!(s = allow_ace_sid(h)))
+                continue;
+            if (!ConvertSidToStringSidA(s, &text)) {
+                exposed = -1;
+                break;
+            }
+            exposed = sbx_win_sid_may_reach_container(text, mine);
+            LocalFree(text);
         }
     } else
         exposed = -1;
     LocalFree(sd);
-    LocalFree(all);
+    LocalFree(mine);
     return exposed;
 }
 
 /* ---- the ACL lock: one named mutex around every read-modify-write ---- */
 
 /* Global, so runs in other sessions of the same user (ssh, a service) are
- * serialized too. An AppContainer cannot reach the Global namespace, so the
- * confined command cannot hold it. */
-#define ACL_LOCK_NAME L"Global\\libsandbox-acl"
+ * serialized too, and named per user (sbx_win_acl_lock_name: the user's
+ * SID), so another account can neither hold this user's runs up nor be
+ * held up by them; created with a DACL for the user and SYSTEM only. An
+ * AppContainer cannot reach the Global namespace, so the confined command
+ * cannot hold it. A name another account created first is refused
+ * (ERROR_ACCESS_DENIED): the run fails closed, naming the lock. */
 #define ACL_LOCK_WAIT_MS 60000
+#define ACL_LOCK_UNDO_WAIT_MS 300000
 
 static DWORD acl_lock_open(HANDLE *lock)
 {
+    HANDLE token = NULL;
+    BYTE buf[256];
+    DWORD n = 0, e = ERROR_SUCCESS;
+    LPSTR user = NULL;
+    char name[256];
+    wchar_t wname[256], sddl[320];
+    SECURITY_ATTRIBUTES sa = {sizeof sa, NULL, FALSE};
     if (*lock)
         return ERROR_SUCCESS;
-    *lock = CreateMutexW(NULL, FALSE, ACL_LOCK_NAME);
-    return *lock ? ERROR_SUCCESS : GetLastError();
+    if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &token))
+        return GetLastError();
+    if (!GetTokenInformation(token, TokenUser, buf, sizeof buf, &n) ||
+        !ConvertSidToStringSidA(((TOKEN_USER *)buf)->User.Sid, &user))
+        e = GetLastError();
+    CloseHandle(token);
+    if (e)
+        return e;
+    sbx_win_acl_lock_name(name, sizeof name, user);
+    MultiByteToWideChar(CP_UTF8, 0, name, -1, wname, 256);
+    swprintf(sddl, sizeof sddl / sizeof sddl[0], L"D:P(A;;GA;;;%hs)(A;;GA;;;SY)", user);
+    LocalFree(user);
+    if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl, SDDL_REVISION_1,
+                                                             &sa.lpSecurityDescriptor, NULL))
+        return GetLastError();
+    *lock = CreateMutexW(&sa, FALSE, wname);
+    e = *lock ? ERROR_SUCCESS : GetLastError();
+    LocalFree(sa.lpSecurityDescriptor);
+    return e;
 }
 
-static DWORD acl_lock_take(HANDLE *lock)
+static DWORD acl_lock_take(HANDLE *lock, DWORD wait_ms)
 {
     DWORD e = acl_lock_open(lock);
     if (e)
         return e;
-    switch (WaitForSingleObject(*lock, ACL_LOCK_WAIT_MS)) {
+    switch (WaitForSingleObject(*lock, wait_ms)) {
     case WAIT_OBJECT_0:
     case WAIT_ABANDONED:
         /* Abandoned: a run died inside an edit. Its journal names that path,
@@ -453,25 +520,114 @@ static DWORD acl_lock_take(HANDLE *lock)
 
 /* ---- the journal file ---- */
 
-/* %LOCALAPPDATA%\libsandbox\runs, created as needed; NULL when there is no
- * place for it (a run then has no crash record: said in the warning). */
-static wchar_t *journal_dir(void)
+/* The DACL of the journal folders: the user and SYSTEM only, protected, so
+ * a grant propagated onto %LOCALAPPDATA% (project = home, --add-dir ~) never
+ * reaches them and no container can plant or replace a journal. */
+static int protect_dir(HANDLE h)
+{
+    HANDLE token = NULL;
+    BYTE buf[256];
+    DWORD n = 0;
+    LPWSTR user = NULL;
+    wchar_t sddl[320];
+    PSECURITY_DESCRIPTOR sd = NULL;
+    PACL dacl = NULL;
+    BOOL present = FALSE, defaulted = FALSE;
+    int ok = 0;
+    if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &token))
+        return 0;
+    if (GetTokenInformation(token, TokenUser, buf, sizeof buf, &n) &&
+        ConvertSidToStringSidW(((TOKEN_USER *)buf)->User.Sid, &user)) {
+        swprintf(sddl, sizeof sddl / sizeof sddl[0], L"D:P(A;OICI;FA;;;%ls)(A;OICI;FA;;;SY)",
+                 user);
+        if (ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl, SDDL_REVISION_1, &sd,
+                                                                 NULL) &&
+            GetSecurityDescriptorDacl(sd, &present, &dacl, &defaulted) && present)
+            ok = SetSecurityInfo(h, SE_FILE_OBJECT,
+                                 DACL_SECURITY_INFORMATION | PROTECTED_DACL_SECURITY_INFORMATION,
+                                 NULL, NULL, dacl, NULL) == ERROR_SUCCESS;
+    }
+    if (sd)
+        LocalFree(sd);
+    if (user)
+        LocalFree(user);
+    CloseHandle(token);
+    return ok;
+}
+
+/* Create `dir` if missing, then open it without following a reparse point:
+ * 0 (refused) for a junction or symlink (a container that could write the
+ * parent may have made one to a folder it controls) or when its DACL cannot
+ * be set to protect_dir's. */
+static int safe_dir(const wchar_t *dir)
+{
+    HANDLE h;
+    BY_HANDLE_FILE_INFORMATION info;
+    int ok;
+    CreateDirectoryW(dir, NULL);
+    h = CreateFileW(dir, READ_CONTROL | WRITE_DAC | FILE_READ_ATTRIBUTES,
+                    FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING,
+                    FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+    if (h == INVALID_HANDLE_VALUE)
+        return 0;
+    ok = GetFileInformationByHandle(h, &info) &&
+         (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) &&
+         !(info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) && protect_dir(h);
+    CloseHandle(h);
+    return ok;
+}
+
+/* 1 when a root of the plan is `dir` or one of its ancestors (by text; the
+ * protected DACL guards against other spellings): a grant there means a
+ * container could write near the journals, so they are not used. */
+static int dir_under_grant(const sbx_win_plan *plan, const wchar_t *dir)
+{
+    size_t i;
+    char *u = NULL;
+    int n = WideCharToMultiByte(CP_UTF8, 0, dir, -1, NULL, 0, NULL, NULL);
+    int hit = 0;
+    if (n <= 0 || !(u = malloc((size_t)n)))
+        return 1;
+    WideCharToMultiByte(CP_UTF8, 0, dir, -1, u, n, NULL, NULL);
+    for (i = 0; i < plan->n_grants && !hit; i++) {
+        const char *g = plan->grants[i].path;
+        size_t gl = strlen(g);
+        while (gl > 0 && (g[gl - 1] == '\\' || g[gl - 1] == '/'))
+            gl--;
+        hit = strlen(u) >= gl && sbx_strncasecmp_ascii(u, g, gl) == 0 &&
+              (u[gl] == '\0' || u[gl] == '\\' || u[gl] == '/');
+    }
+    free(u);
+    return hit;
+}
+
+/* %LOCALAPPDATA%\libsandbox\runs, created as needed, protected and checked
+ * (safe_dir); NULL when there is no safe place for it. Never %TEMP%, which
+ * every container is granted: a journal there could be planted. With NULL
+ * the run neither sweeps (nothing untrusted is read) nor journals (a crash
+ * leaves ACEs naming a dead per-run SID, which no token carries): said in
+ * the run's warning. */
+static wchar_t *journal_dir(const sbx_win_plan *plan)
 {
     wchar_t base[MAX_PATH], *dir;
     DWORD n = GetEnvironmentVariableW(L"LOCALAPPDATA", base, MAX_PATH);
     size_t len;
-    if (n == 0 || n >= MAX_PATH)
-        n = GetTempPathW(MAX_PATH, base);
-    if (n == 0 || n >= MAX_PATH)
+    if (n == 0 || n >= MAX_PATH || !(base[0] && base[1] == L':' && base[2] == L'\\'))
         return NULL;
     len = wcslen(base) + 32;
     dir = malloc(len * sizeof *dir);
     if (!dir)
         return NULL;
     swprintf(dir, len, L"%ls%lslibsandbox", base, base[wcslen(base) - 1] == L'\\' ? L"" : L"\\");
-    CreateDirectoryW(dir, NULL);
+    if (dir_under_grant(plan, dir) || !safe_dir(dir)) {
+        free(dir);
+        return NULL;
+    }
     wcscat(dir, L"\\runs");
-    CreateDirectoryW(dir, NULL);
+    if (!safe_dir(dir)) {
+        free(dir);
+        return NULL;
+    }
     return dir;
 }
 
@@ -482,8 +638,9 @@ static DWORD journal_write(struct sbx_win_run *run, const char *what, const char
     if (!run->journal)
         return ERROR_SUCCESS;
     sbx_buf_init(&b);
-    sbx_win_journal_line(&b, what, arg);
-    if (b.oom)
+    if (sbx_win_journal_line(&b, what, arg) != 0)
+        e = ERROR_INVALID_NAME; /* a control character: the change is not made */
+    else if (b.oom)
         e = ERROR_NOT_ENOUGH_MEMORY;
     /* Flushed before the change it records: a crash right after the change
      * must leave the record on disk. */
@@ -526,8 +683,10 @@ static void journal_close(struct sbx_win_run *run)
     if (run->journal) {
         CloseHandle(run->journal);
         run->journal = NULL;
-        /* Everything it recorded is undone. */
-        DeleteFileW(run->journal_path);
+        /* Deleted only when everything it recorded is undone; otherwise it is
+         * what lets the next run's sweep finish the undo. */
+        if (!run->undo_failed)
+            DeleteFileW(run->journal_path);
     }
     free(run->journal_path);
     run->journal_path = NULL;
@@ -538,7 +697,10 @@ static void journal_close(struct sbx_win_run *run)
 static unsigned op_lock(void *ctx)
 {
     struct sbx_win_run *run = ctx;
-    return (unsigned)acl_lock_take(&run->acl_lock);
+    /* The undo waits longer: giving up leaves grants in force until the
+     * next run's sweep. */
+    return (unsigned)acl_lock_take(&run->acl_lock,
+                                   run->undoing ? ACL_LOCK_UNDO_WAIT_MS : ACL_LOCK_WAIT_MS);
 }
 
 static void op_unlock(void *ctx)
@@ -684,7 +846,7 @@ static DWORD loopback_update(const struct sbx_win_api *api, HANDLE *lock, PSID s
     PSID_AND_ATTRIBUTES list = NULL, next;
     if (!api->ni_get || !api->ni_set)
         return ERROR_PROC_NOT_FOUND;
-    e = acl_lock_take(lock);
+    e = acl_lock_take(lock, ACL_LOCK_WAIT_MS);
     if (e)
         return e;
     e = api->ni_get(&n, &list);
@@ -751,11 +913,12 @@ static void step_loopback(struct sbx_win_run *run)
 struct sweep_ctx {
     struct sbx_win_api *api;
     HANDLE *lock;
+    int fake_container;
 };
 
 static unsigned sw_lock(void *ctx)
 {
-    return (unsigned)acl_lock_take(((struct sweep_ctx *)ctx)->lock);
+    return (unsigned)acl_lock_take(((struct sweep_ctx *)ctx)->lock, ACL_LOCK_WAIT_MS);
 }
 
 static void sw_unlock(void *ctx)
@@ -800,6 +963,38 @@ static unsigned sw_unloopback(void *ctx, const char *sid_text)
     return e == ERROR_PROC_NOT_FOUND ? 0u : (unsigned)e;
 }
 
+static unsigned sw_derive(void *ctx, const char *profile, char *out, size_t size)
+{
+    struct sweep_ctx *c = ctx;
+    wchar_t *w = utf8_to_wide(profile);
+    PSID sid = NULL;
+    LPSTR text = NULL;
+    unsigned e = 0;
+    if (!w)
+        return ERROR_INVALID_PARAMETER;
+    if (c->fake_container) {
+        /* The fixed SID of the test build's fake container (step_profile). */
+        free(w);
+        snprintf(out, size, "S-1-15-2-1-2-3-4-5-6-7");
+        return 0;
+    }
+    /* Without the API no journal can be trusted: it is kept, not acted on. */
+    if (!c->api->derive_sid || FAILED(c->api->derive_sid(w, &sid)))
+        e = ERROR_PROC_NOT_FOUND;
+    else if (!ConvertSidToStringSidA(sid, &text))
+        e = GetLastError();
+    else if (strlen(text) >= size)
+        e = ERROR_INSUFFICIENT_BUFFER;
+    else
+        memcpy(out, text, strlen(text) + 1);
+    if (text)
+        LocalFree(text);
+    if (sid)
+        FreeSid(sid);
+    free(w);
+    return e;
+}
+
 static unsigned sw_unprofile(void *ctx, const char *profile)
 {
     struct sweep_ctx *c = ctx;
@@ -819,25 +1014,44 @@ static unsigned sw_unprofile(void *ctx, const char *profile)
  * be undone now is kept for the next run. */
 static void sweep_stale(struct sbx_win_run *run, const wchar_t *dir)
 {
-    struct sweep_ctx c = {&run->api, &run->acl_lock};
-    struct sbx_win_sweep_ops o = {&c, sw_lock, sw_unlock, sw_purge, sw_unloopback, sw_unprofile};
-    wchar_t pattern[MAX_PATH + 16], file[MAX_PATH + 300];
+    struct sweep_ctx c = {&run->api, &run->acl_lock, 0};
+    struct sbx_win_sweep_ops o = {&c,            sw_lock,      sw_unlock, sw_purge,
+                                  sw_unloopback, sw_unprofile, sw_derive};
+    size_t dl = wcslen(dir);
+    wchar_t *pattern, *file;
     WIN32_FIND_DATAW fd;
     HANDLE find;
-    swprintf(pattern, sizeof pattern / sizeof pattern[0], L"%ls\\*.journal", dir);
-    find = FindFirstFileW(pattern, &fd);
-    if (find == INVALID_HANDLE_VALUE)
+#ifdef SBX_TEST_HOOKS
+    c.fake_container = run->hooks.fake_container;
+#endif
+    /* Sized to the directory: a fixed buffer silently cut a long one. */
+    pattern = malloc((dl + 16) * sizeof *pattern);
+    file = malloc((dl + MAX_PATH + 8) * sizeof *file);
+    if (!pattern || !file) {
+        free(pattern);
+        free(file);
         return;
+    }
+    swprintf(pattern, dl + 16, L"%ls\\*.journal", dir);
+    find = FindFirstFileW(pattern, &fd);
+    free(pattern);
+    if (find == INVALID_HANDLE_VALUE) {
+        free(file);
+        return;
+    }
     do {
         HANDLE f;
         LARGE_INTEGER size;
-        char *text = NULL;
+        char *text = NULL, name[MAX_PATH * 3 + 1];
         DWORD got = 0;
         struct sbx_win_journal j;
         sandbox_error err;
         int drop = 0;
-        swprintf(file, sizeof file / sizeof file[0], L"%ls\\%ls", dir, fd.cFileName);
-        f = CreateFileW(file, GENERIC_READ, 0, NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+        swprintf(file, dl + MAX_PATH + 8, L"%ls\\%ls", dir, fd.cFileName);
+        if (!WideCharToMultiByte(CP_UTF8, 0, fd.cFileName, -1, name, sizeof name, NULL, NULL))
+            continue;
+        f = CreateFileW(file, GENERIC_READ, 0, NULL, OPEN_EXISTING,
+                        FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
         if (f == INVALID_HANDLE_VALUE)
             continue; /* its run is alive (sharing violation), or not ours */
         if (GetFileSizeEx(f, &size) && size.QuadPart < (1 << 24) &&
@@ -845,9 +1059,12 @@ static void sweep_stale(struct sbx_win_run *run, const wchar_t *dir)
             ReadFile(f, text, (DWORD)size.QuadPart, &got, NULL)) {
             text[got] = '\0';
             if (sbx_win_journal_parse(text, &j, &err) == SANDBOX_OK) {
-                unsigned e = sbx_win_sweep(&j, &o);
+                /* The name is the file's own: it must be "<profile>.journal". */
+                unsigned e = sbx_win_sweep(&j, name, &o);
                 /* Invalid: not a run's record (planted?); acted on never. */
                 drop = e == 0 || e == SBX_WIN_ERR_INVALID_DATA;
+                if (e == SBX_WIN_ERR_INVALID_DATA)
+                    trace(run, "sweep-refused");
                 sbx_win_journal_free(&j);
             } else
                 drop = err.code == SANDBOX_E_INVALID; /* torn before its first change */
@@ -860,6 +1077,7 @@ static void sweep_stale(struct sbx_win_run *run, const wchar_t *dir)
         }
     } while (FindNextFileW(find, &fd));
     FindClose(find);
+    free(file);
 }
 
 void sbx_win_run_undo(struct sbx_win_run *run)
@@ -877,14 +1095,22 @@ void sbx_win_run_undo(struct sbx_win_run *run)
         CloseHandle(run->process);
         run->process = NULL;
     }
-    if (run->loopback == SBX_WIN_LOOPBACK_ADDED &&
-        loopback_update(&run->api, &run->acl_lock, run->container_sid, 0) == ERROR_SUCCESS) {
-        run->loopback = SBX_WIN_LOOPBACK_NOT_WANTED;
-        trace(run, "unloopback");
+    /* The undo waits longer for the lock than a start does: giving up here
+     * leaves grants in force until the next run's sweep. */
+    run->undoing = 1;
+    if (run->loopback == SBX_WIN_LOOPBACK_ADDED) {
+        if (loopback_update(&run->api, &run->acl_lock, run->container_sid, 0) == ERROR_SUCCESS) {
+            run->loopback = SBX_WIN_LOOPBACK_NOT_WANTED;
+            trace(run, "unloopback");
+        } else
+            run->undo_failed = 1;
     }
     if (run->container_sid) {
         run_ops(run, &ops);
-        sbx_win_undo_acls(&run->plan, &ops, &run->applied);
+        if (sbx_win_undo_acls(&run->plan, &ops, &run->applied) != 0) {
+            run->undo_failed = 1;
+            trace(run, "undo-failed");
+        }
     }
     {
         size_t i;
@@ -902,7 +1128,9 @@ void sbx_win_run_undo(struct sbx_win_run *run)
         run->container_sid = NULL;
     }
     if (run->profile_created) {
-        run->api.delete_profile(run->profile);
+        /* Kept when ACEs may still name its SID: the sweep deletes it last. */
+        if (!run->undo_failed && FAILED(run->api.delete_profile(run->profile)))
+            run->undo_failed = 1;
         run->profile_created = 0;
         trace(run, "unprofile");
     }
@@ -1310,6 +1538,11 @@ int sbx_backend_spawn(const sandbox_plan *plan, const char *const argv[],
                  "%lu files or folders under the writable roots kept their permissions (you may "
                  "not change them), so the sandbox cannot open them",
                  run->skipped);
+    if (run->applied.n_skipped)
+        sbx_warn(run->warning, sizeof run->warning,
+                 "%lu protected paths got no deny ACE: they vanished, or you may not change "
+                 "their permissions and no ACE lets the sandbox open them",
+                 (unsigned long)run->applied.n_skipped);
     if (run->warning[0])
         sbx_warn(process->warning, sizeof process->warning, "%s", run->warning);
     process->pid = (long)run->pid;

@@ -7,14 +7,19 @@
 
 #define JOURNAL_MAGIC "sbx-journal 1"
 
-void sbx_win_journal_line(sbx_buf *out, const char *what, const char *arg)
+int sbx_win_journal_line(sbx_buf *out, const char *what, const char *arg)
 {
+    const unsigned char *c;
+    for (c = (const unsigned char *)(arg ? arg : ""); *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            return -1;
     sbx_buf_add(out, what);
     if (arg) {
         sbx_buf_add(out, " ");
         sbx_buf_add(out, arg);
     }
     sbx_buf_add(out, "\n");
+    return 0;
 }
 
 void sbx_win_journal_free(struct sbx_win_journal *j)
@@ -119,16 +124,64 @@ int sbx_win_journal_sid_ok(const char *sid)
     return parts == 7 && sid[strlen(sid) - 1] != '-';
 }
 
-unsigned sbx_win_sweep(const struct sbx_win_journal *j, const struct sbx_win_sweep_ops *ops)
+int sbx_win_journal_path_ok(const char *path)
+{
+    const char *c;
+    if (!path || !((path[0] >= 'A' && path[0] <= 'Z') || (path[0] >= 'a' && path[0] <= 'z')) ||
+        path[1] != ':' || (path[2] != '\\' && path[2] != '/'))
+        return 0;
+    for (c = path + 2; *c; c++) {
+        if ((unsigned char)*c < 0x20 || *c == 0x7f || *c == ':')
+            return 0;
+        if (*c == '\\' || *c == '/') {
+            const char *n = c + 1;
+            size_t len = strcspn(n, "\\/");
+            if (c[1] == '\\' || c[1] == '/')
+                return 0; /* "C:\\\\x" is no local path the plan writes */
+            if ((len == 1 && n[0] == '.') || (len == 2 && n[0] == '.' && n[1] == '.'))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Is `j` what the run named by `file_name` wrote? (apply.h) */
+static int journal_trusted(const struct sbx_win_journal *j, const char *file_name,
+                           const struct sbx_win_sweep_ops *ops)
+{
+    char derived[192];
+    size_t i, n;
+    if (!j->profile || strncmp(j->profile, "libsandbox.", 11) != 0 || !file_name)
+        return 0;
+    n = strlen(j->profile);
+    if (strlen(file_name) != n + 8 || sbx_strncasecmp_ascii(file_name, j->profile, n) != 0 ||
+        sbx_strncasecmp_ascii(file_name + n, ".journal", 8) != 0)
+        return 0;
+    if (j->sid) {
+        if (!sbx_win_journal_sid_ok(j->sid) || !ops->derive ||
+            ops->derive(ops->ctx, j->profile, derived, sizeof derived) != 0 ||
+            strlen(derived) != strlen(j->sid) ||
+            sbx_strncasecmp_ascii(derived, j->sid, strlen(j->sid)) != 0)
+            return 0;
+    } else if (j->n_paths || j->loopback)
+        return 0; /* ACEs name a SID: a run records it before the first */
+    for (i = 0; i < j->n_paths; i++)
+        if (!sbx_win_journal_path_ok(j->paths[i]))
+            return 0;
+    return 1;
+}
+
+unsigned sbx_win_sweep(const struct sbx_win_journal *j, const char *file_name,
+                       const struct sbx_win_sweep_ops *ops)
 {
     unsigned first = 0, e;
     size_t i;
     /* A journal is data from a file: it may have been planted (a root that
-     * covers %LOCALAPPDATA%). Only a per-run container SID and a libsandbox
-     * profile are ever acted on, so it can never name the user's own SID,
-     * Everyone or ALL APPLICATION PACKAGES and strip their ACEs. */
-    if ((j->sid && !sbx_win_journal_sid_ok(j->sid)) ||
-        (j->profile && strncmp(j->profile, "libsandbox.", 11) != 0))
+     * covers %LOCALAPPDATA%). Only the SID Windows derives from a libsandbox
+     * profile named by the file itself is acted on: never the user's own
+     * SID, Everyone or ALL APPLICATION PACKAGES, and never a live run's (its
+     * journal is held open, so it is not swept), and only local paths. */
+    if (!journal_trusted(j, file_name, ops))
         return SBX_WIN_ERR_INVALID_DATA;
     /* ACEs and the loopback entry name the SID; without one recorded, the run
      * crashed before it made any (the SID is recorded before the first). */

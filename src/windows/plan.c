@@ -297,6 +297,11 @@ static int add_parents(sbx_win_plan *plan, const char *path, size_t stop, int ex
     return rc;
 }
 
+struct walk_item {
+    char *path;
+    size_t depth;
+};
+
 struct walk {
     const sbx_resolved *r;
     const struct sbx_win_fs *fs;
@@ -306,15 +311,42 @@ struct walk {
     sbx_buf path; /* the directory being listed, then + sep + name */
     char sep;
     int rc;
+    /* Directories still to list: an explicit heap stack, never recursion,
+     * so a tree thousands of levels deep cannot overflow the thread's stack
+     * (the launcher died with STATUS_STACK_OVERFLOW: not fail-closed). */
+    struct walk_item *todo;
+    size_t n_todo, cap_todo;
+    size_t depth;   /* of the directory being listed */
+    size_t entries; /* seen so far under every root */
 };
 
-static int walk_dir(struct walk *w);
+static int walk_push(struct walk *w, const char *path, size_t depth)
+{
+    if (w->n_todo == w->cap_todo) {
+        size_t cap = w->cap_todo ? w->cap_todo * 2 : 64;
+        struct walk_item *grown = realloc(w->todo, cap * sizeof *grown);
+        if (!grown)
+            return SANDBOX_E_NOMEM;
+        w->todo = grown;
+        w->cap_todo = cap;
+    }
+    if (!(w->todo[w->n_todo].path = sbx_strdup(path)))
+        return SANDBOX_E_NOMEM;
+    w->todo[w->n_todo++].depth = depth;
+    return SANDBOX_OK;
+}
 
 static int walk_entry(void *arg, const char *name, int is_dir, unsigned long reparse_tag)
 {
     struct walk *w = arg;
     size_t keep = w->path.len;
     int kind;
+    if (++w->entries > SBX_WIN_WALK_MAX_ENTRIES)
+        return w->rc = sbx_fail(w->err, SANDBOX_E_SYSTEM, 0,
+                                "more than %lu entries under the granted roots: too many to "
+                                "search for protected paths; refusing to run rather than leave "
+                                "them readable (grant a smaller root)",
+                                SBX_WIN_WALK_MAX_ENTRIES);
     if (w->path.len == 0 || w->path.data[w->path.len - 1] != w->sep)
         sbx_buf_addn(&w->path, &w->sep, 1);
     sbx_buf_add(&w->path, name);
@@ -336,14 +368,24 @@ static int walk_entry(void *arg, const char *name, int is_dir, unsigned long rep
         /* Links (junctions, symlinks) are not followed: their target is
          * outside this root, or walked as its own root. Other reparse points
          * (cloud placeholders) are the directory itself and are walked. */
-        w->rc = walk_dir(w);
+        if (w->depth + 1 > SBX_WIN_WALK_MAX_DEPTH) {
+            w->path.data[w->path.len] = '\0';
+            w->rc = sbx_fail(w->err, SANDBOX_E_SYSTEM, 0,
+                             "the tree under '%s' is more than %d directories deep: too deep to "
+                             "search for protected paths; refusing to run rather than leave "
+                             "them readable",
+                             w->root, SBX_WIN_WALK_MAX_DEPTH);
+        } else {
+            w->path.data[w->path.len] = '\0';
+            w->rc = walk_push(w, w->path.data, w->depth + 1);
+        }
     }
     w->path.len = keep;
     w->path.data[keep] = '\0';
     return w->rc;
 }
 
-static int walk_dir(struct walk *w)
+static int walk_one(struct walk *w)
 {
     int got;
     w->path.data[w->path.len] = '\0';
@@ -359,6 +401,25 @@ static int walk_dir(struct walk *w)
      * SBX_WIN_LIST_VANISHED: gone (a temp directory another program removed);
      * nothing is left there to protect, and a run must not fail for it. */
     return SANDBOX_OK;
+}
+
+static int walk_tree(struct walk *w)
+{
+    int rc = walk_push(w, w->root, 0);
+    while (rc == SANDBOX_OK && w->n_todo > 0) {
+        struct walk_item it = w->todo[--w->n_todo];
+        w->path.len = 0;
+        sbx_buf_add(&w->path, it.path);
+        w->depth = it.depth;
+        free(it.path);
+        rc = w->path.oom ? SANDBOX_E_NOMEM : walk_one(w);
+    }
+    while (w->n_todo > 0)
+        free(w->todo[--w->n_todo].path);
+    free(w->todo);
+    w->todo = NULL;
+    w->cap_todo = 0;
+    return rc;
 }
 
 /* 1 when `path` is a granted root or lies beneath one: only then can the
@@ -386,6 +447,43 @@ static int under_grant(const sbx_win_plan *plan, const char *path)
     return 0;
 }
 
+/* 1 when a grant may reach `path`: its text lies under one, or a grant root
+ * is (or cannot be shown not to be) the same directory as `path` or one of
+ * its ancestors. Text alone misses "C:\\USERS\\ME~1", a subst or mapped
+ * drive, a junction to the profile: identity decides, and an identity that
+ * cannot be told counts as reached (a needless deny is harmless, a missing
+ * one leaks ~/.npmrc). */
+static int reached(const sbx_win_plan *plan, const struct sbx_win_fs *fs, const char *path)
+{
+    char *a;
+    size_t i, len;
+    int bs = win_style(path), hit = 0;
+    if (under_grant(plan, path))
+        return 1;
+    if (!fs->same || !plan->n_grants)
+        return 0;
+    if (!(a = sbx_strdup(path)))
+        return 1;
+    for (len = strlen(a);;) {
+        size_t j = len;
+        a[len] = '\0';
+        for (i = 0; !hit && i < plan->n_grants; i++)
+            hit = fs->same(fs->ctx, a, plan->grants[i].path) != 0;
+        while (j > 0 && a[j - 1] != '/' && !(bs && a[j - 1] == '\\'))
+            j--;
+        if (hit || j <= 1)
+            break;
+        if (j - 1 == 2 && a[1] == ':') { /* the parent is the drive: "C:\\" */
+            if (len == 3)
+                break;
+            len = 3;
+        } else
+            len = j - 1;
+    }
+    free(a);
+    return hit;
+}
+
 int sbx_win_plan_protect(const sbx_resolved *r, const struct sbx_win_fs *fs, sbx_win_plan *plan,
                          sandbox_error *err)
 {
@@ -410,7 +508,7 @@ int sbx_win_plan_protect(const sbx_resolved *r, const struct sbx_win_fs *fs, sbx
         if (w.path.oom)
             rc = SANDBOX_E_NOMEM;
         else if (fs->kind(fs->ctx, w.root) == 1)
-            rc = walk_dir(&w);
+            rc = walk_tree(&w);
         sbx_buf_free(&w.path);
     }
     for (i = 0; rc == SANDBOX_OK && i < r->n_protect_home; i++) {
@@ -428,14 +526,14 @@ int sbx_win_plan_protect(const sbx_resolved *r, const struct sbx_win_fs *fs, sbx
         /* Deny only where a grant would expose it: without one, the
          * container cannot open the profile at all, and editing ~/.ssh's
          * ACL on every run would only add risk (a crash leaves the ACE). */
-        if (!under_grant(plan, path)) {
-            free(path);
-            continue;
-        }
         k = fs->kind(fs->ctx, path);
         if (k < 0) {
             free(path);
             continue; /* only what exists at launch: documented */
+        }
+        if (!reached(plan, fs, path)) {
+            free(path);
+            continue;
         }
         rc = add_deny(plan, path, strlen(path),
                       r->protect_home[i].kind == SANDBOX_PROTECT_WRITE ? SBX_WIN_DENY_WRITE

@@ -86,8 +86,19 @@ struct sbx_win_fs {
     int (*list)(void *ctx, const char *dir,
                 int (*each)(void *arg, const char *name, int is_dir, unsigned long reparse_tag),
                 void *arg);
+    /* 1 when paths a and b name the same file or directory (volume serial
+     * and file ID: an 8.3 name, a subst or mapped drive, a junctioned home
+     * or another case spelling all agree), 0 when they do not, -1 when it
+     * cannot be told. NULL: paths are compared as text only. */
+    int (*same)(void *ctx, const char *a, const char *b);
     void *ctx;
 };
+/* The walk's budget: deeper trees or more entries refuse the run (the
+ * protected paths below could not be found) instead of exhausting the stack
+ * or running without end. Windows paths reach 32,767 characters, so a tree
+ * 16,000 directories deep can be made with "\\?\" names. */
+#define SBX_WIN_WALK_MAX_DEPTH 1024
+#define SBX_WIN_WALK_MAX_ENTRIES 20000000ul
 
 /* `path` spelled for the wide Win32 file APIs without the MAX_PATH limit:
  * "C:\a" -> "\\?\C:\a", "\\srv\share" -> "\\?\UNC\srv\share", '/' turned

@@ -100,6 +100,35 @@ static int host_list(void *ctx, const char *dir,
     return rc;
 }
 
+
+/* The volume serial and the file ID of what `path` opens (links followed,
+ * as the container's own open would). */
+static int file_id(const char *path, BY_HANDLE_FILE_INFORMATION *info)
+{
+    wchar_t *w = wide(path, "");
+    HANDLE h;
+    int ok;
+    if (!w)
+        return 0;
+    h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                    OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return 0;
+    ok = GetFileInformationByHandle(h, info) != 0;
+    CloseHandle(h);
+    return ok;
+}
+
+static int host_same(void *ctx, const char *a, const char *b)
+{
+    BY_HANDLE_FILE_INFORMATION ia, ib;
+    (void)ctx;
+    if (!file_id(a, &ia) || !file_id(b, &ib))
+        return -1; /* cannot tell: the caller denies */
+    return ia.dwVolumeSerialNumber == ib.dwVolumeSerialNumber &&
+           ia.nFileIndexHigh == ib.nFileIndexHigh && ia.nFileIndexLow == ib.nFileIndexLow;
+}
 #else
 #  include <dirent.h>
 #  include <errno.h>
@@ -159,11 +188,22 @@ static int host_list(void *ctx, const char *dir,
     closedir(d);
     return rc;
 }
+
+/* Same device and inode: the POSIX stand-in for a volume and a file ID. */
+static int host_same(void *ctx, const char *a, const char *b)
+{
+    struct stat sa, sb;
+    (void)ctx;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
+        return strcmp(a, b) == 0 ? 1 : 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
 #endif
 
 void sbx_win_fs_host(struct sbx_win_fs *fs)
 {
     fs->kind = host_kind;
     fs->list = host_list;
+    fs->same = host_same;
     fs->ctx = NULL;
 }

@@ -85,6 +85,12 @@ int sbx_win_find_program(const char *argv0, const char *path_env, const char *pa
                 len--;
             if (len == 0)
                 continue; /* an empty entry would mean the current directory */
+            /* A relative entry ("bin", ".\\tools", "\\x", "C:x") resolves against
+             * the working directory, which the container can write: it could
+             * plant the program there. Only "C:\\..." and "\\\\server\\..." count. */
+            if (!(len >= 3 && d[1] == ':' && (d[2] == '\\' || d[2] == '/')) &&
+                !(len >= 2 && (d[0] == '\\' || d[0] == '/') && (d[1] == '\\' || d[1] == '/')))
+                continue;
             base = malloc(len + 1 + strlen(argv0) + 1);
             if (!base) {
                 got = -1;

@@ -18,6 +18,7 @@
 typedef HRESULT(WINAPI *sbx_create_profile_fn)(PCWSTR, PCWSTR, PCWSTR, PSID_AND_ATTRIBUTES, DWORD,
                                                PSID *);
 typedef HRESULT(WINAPI *sbx_delete_profile_fn)(PCWSTR);
+typedef HRESULT(WINAPI *sbx_derive_sid_fn)(PCWSTR, PSID *);
 /* firewallapi.dll; mingw-w64 declares neither. */
 typedef DWORD(WINAPI *sbx_ni_get_fn)(DWORD *, PSID_AND_ATTRIBUTES *);
 typedef DWORD(WINAPI *sbx_ni_set_fn)(DWORD, PSID_AND_ATTRIBUTES);
@@ -26,6 +27,7 @@ struct sbx_win_api {
     HMODULE userenv, firewall;
     sbx_create_profile_fn create_profile;
     sbx_delete_profile_fn delete_profile;
+    sbx_derive_sid_fn derive_sid; /* DeriveAppContainerSidFromAppContainerName */
     sbx_ni_get_fn ni_get;
     sbx_ni_set_fn ni_set;
 };
@@ -59,6 +61,8 @@ struct sbx_win_run {
     struct sbx_win_applied applied; /* the grants and denies in force */
     HANDLE acl_lock;       /* the named mutex around every DACL/loopback edit */
     HANDLE journal;        /* this run's journal, held open while the run lasts */
+    int undo_failed;       /* something could not be undone: the journal is kept */
+    int undoing;           /* the undo: a longer wait for the ACL lock */
     wchar_t *journal_path;
     int loopback;          /* enum sbx_win_loopback: what really happened */
     wchar_t *app_name;     /* the program PATH/PATHEXT found */

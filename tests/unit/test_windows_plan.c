@@ -294,7 +294,21 @@ struct fake_fs {
     const char *denied;     /* list() says access denied (1) */
     int listed;             /* how many list() calls */
     const char *vanished;   /* list() says it vanished (removed since its parent was read) */
+    const char *alias[2];   /* two spellings same() says are one directory */
+    int deep;               /* list() of anything under "C:\\deep" gives one subdirectory */
 };
+
+/* Case-folded text, or the one alias pair: an 8.3 name, a subst drive. */
+static int fake_same(void *ctx, const char *a, const char *b)
+{
+    const struct fake_fs *f = ctx;
+    if (strlen(a) == strlen(b) && sbx_strncasecmp_ascii(a, b, strlen(a)) == 0)
+        return 1;
+    if (f->alias[0] && ((strcmp(a, f->alias[0]) == 0 && strcmp(b, f->alias[1]) == 0) ||
+                        (strcmp(a, f->alias[1]) == 0 && strcmp(b, f->alias[0]) == 0)))
+        return 1;
+    return 0;
+}
 
 static int fake_kind(void *ctx, const char *path)
 {
@@ -314,6 +328,13 @@ static int fake_list(void *ctx, const char *dir,
     size_t i, n = strlen(dir);
     int rc;
     f->listed++;
+    if (f->deep && strncmp(dir, "C:\\deep", 7) == 0) {
+        const char *c;
+        int depth = 0;
+        for (c = dir; *c; c++)
+            depth += *c == '\\';
+        return depth < f->deep ? each(arg, "d", 1, 0) : 0;
+    }
     if (f->unlistable && strcmp(dir, f->unlistable) == 0)
         return -1;
     if (f->vanished && strcmp(dir, f->vanished) == 0)
@@ -403,6 +424,7 @@ static int protect_plan(sandbox_policy *p, struct fake_fs *f, sbx_win_plan *plan
     int rc;
     fs.kind = fake_kind;
     fs.list = fake_list;
+    fs.same = fake_same;
     fs.ctx = f;
     assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_WINDOWS, &r, err), SANDBOX_OK);
     rc = sbx_win_plan_build(&r, argv, plan, err);
@@ -438,7 +460,7 @@ static void expect_deny(const sbx_win_plan *plan, const char *path, const char *
 static void test_denies_for_existing_matches_and_their_parents(void **state)
 {
     sandbox_policy *p = protect_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
-    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, NULL};
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, NULL, {NULL, NULL}, 0};
     sbx_win_plan plan;
     sandbox_error err;
     (void)state;
@@ -487,7 +509,7 @@ static void test_denies_for_existing_matches_and_their_parents(void **state)
 static void test_home_secrets_are_denied_only_where_a_grant_reaches(void **state)
 {
     sandbox_policy *p = protect_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
-    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, NULL};
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, NULL, {NULL, NULL}, 0};
     sbx_win_plan plan;
     sandbox_error err;
     (void)state;
@@ -498,6 +520,58 @@ static void test_home_secrets_are_denied_only_where_a_grant_reaches(void **state
     expect_deny(&plan, "C:\\Users\\me\\.config", "(D;;0x10000;;;S-1-15-2-1)");
     assert_null(find_deny(&plan, "C:\\Users\\me\\.ssh"));
     assert_null(find_deny(&plan, "C:\\Users\\me"));
+    sbx_win_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+/* Review of issue 22, finding 3: the grant reached the home by another
+ * spelling (8.3 name), the text check said "not under a grant", and
+ * ~/.npmrc went without its deny. */
+static void test_home_secret_is_denied_when_a_grant_is_the_home_by_another_name(void **state)
+{
+    static const struct fake_entry home[] = {
+        {"C:\\USERS\\ME~1", 1, 0}, {"C:\\Users\\me", 1, 0}, {"C:\\Users\\me\\.npmrc", 0, 0},
+        {"C:\\Temp", 1, 0}};
+    struct fake_fs f = {home, sizeof home / sizeof home[0], NULL, NULL, 0, NULL,
+                        {"C:\\USERS\\ME~1", "C:\\Users\\me"}, 0};
+    sandbox_policy *p = protect_policy(0, 1);
+    sbx_win_plan plan;
+    sandbox_error err;
+    (void)state;
+    sandbox_policy_set_project_root(p, "C:\\USERS\\ME~1");
+    sandbox_policy_set_working_dir(p, "C:\\USERS\\ME~1");
+    assert_int_equal(protect_plan(p, &f, &plan, &err), SANDBOX_OK);
+    assert_non_null(find_deny(&plan, "C:\\Users\\me\\.npmrc"));
+    sbx_win_plan_free(&plan);
+    /* A grant that is not the home (nor any ancestor) still adds no deny. */
+    f.alias[0] = f.alias[1] = NULL;
+    assert_int_equal(protect_plan(p, &f, &plan, &err), SANDBOX_OK);
+    assert_null(find_deny(&plan, "C:\\Users\\me\\.npmrc"));
+    sbx_win_plan_free(&plan);
+    sandbox_policy_free(p);
+}
+
+/* Finding 4: the walk recursed ~2 KB of stack per level; a tree 1,900
+ * levels deep (made with \\?\ names) crashed the launcher with
+ * STATUS_STACK_OVERFLOW instead of refusing. */
+static void test_a_tree_5000_levels_deep_is_refused_cleanly(void **state)
+{
+    static const struct fake_entry deep[] = {{"C:\\deep", 1, 0}, {"C:\\Temp", 1, 0}};
+    struct fake_fs f = {deep, 2, NULL, NULL, 0, NULL, {NULL, NULL}, 5000};
+    sandbox_policy *p = protect_policy(0, 1);
+    sbx_win_plan plan;
+    sandbox_error err;
+    (void)state;
+    sandbox_policy_set_project_root(p, "C:\\deep");
+    sandbox_policy_set_working_dir(p, "C:\\deep");
+    assert_int_equal(protect_plan(p, &f, &plan, &err), SANDBOX_E_SYSTEM);
+    assert_non_null(strstr(err.message, "directories deep"));
+    sbx_win_plan_free(&plan);
+    /* Within the budget the walk goes to the bottom. */
+    f.deep = 900;
+    f.listed = 0;
+    assert_int_equal(protect_plan(p, &f, &plan, &err), SANDBOX_OK);
+    assert_true(f.listed >= 900);
     sbx_win_plan_free(&plan);
     sandbox_policy_free(p);
 }
@@ -540,7 +614,7 @@ static void test_long_paths_get_the_verbatim_prefix(void **state)
 static void test_vanished_directory_is_skipped_not_fatal(void **state)
 {
     sandbox_policy *p = protect_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
-    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, "C:\\proj\\keys"};
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, "C:\\proj\\keys", {NULL, NULL}, 0};
     sbx_win_plan plan;
     sandbox_error err;
     (void)state;
@@ -557,7 +631,7 @@ static void test_vanished_directory_is_skipped_not_fatal(void **state)
 static void test_protection_alone_needs_a_container(void **state)
 {
     sandbox_policy *p = protect_policy(SANDBOX_NETWORK_ALLOW, SANDBOX_FS_UNRESTRICTED);
-    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, NULL};
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, NULL, {NULL, NULL}, 0};
     sbx_win_plan plan;
     sandbox_error err;
     (void)state;
@@ -573,7 +647,7 @@ static void test_protection_alone_needs_a_container(void **state)
 static void test_no_protection_walks_nothing(void **state)
 {
     sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
-    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, NULL};
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], NULL, NULL, 0, NULL, {NULL, NULL}, 0};
     sbx_win_plan plan;
     sandbox_error err;
     (void)state;
@@ -587,7 +661,7 @@ static void test_no_protection_walks_nothing(void **state)
 static void test_unlistable_directory_fails_closed_access_denied_is_skipped(void **state)
 {
     sandbox_policy *p = protect_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
-    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], "C:\\proj\\keys", NULL, 0, NULL};
+    struct fake_fs f = {tree, sizeof tree / sizeof tree[0], "C:\\proj\\keys", NULL, 0, NULL, {NULL, NULL}, 0};
     sbx_win_plan plan;
     sandbox_error err;
     (void)state;
@@ -612,7 +686,7 @@ static void test_posix_paths_use_slash_only(void **state)
     static const struct fake_entry posix[] = {
         {"/w/p", 1, 0}, {"/w/p/a", 1, 0}, {"/w/p/a/.env", 0, 0}, {"/w/p/x\\.env", 0, 0},
     };
-    struct fake_fs f = {posix, sizeof posix / sizeof posix[0], NULL, NULL, 0, NULL};
+    struct fake_fs f = {posix, sizeof posix / sizeof posix[0], NULL, NULL, 0, NULL, {NULL, NULL}, 0};
     const char *argv[] = {"true", NULL};
     sandbox_policy *p = sandbox_policy_new();
     struct sbx_win_fs fs;
@@ -627,6 +701,7 @@ static void test_posix_paths_use_slash_only(void **state)
     sandbox_policy_protect_defaults(p);
     fs.kind = fake_kind;
     fs.list = posix_fake_list;
+    fs.same = NULL;
     fs.ctx = &f;
     assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_WINDOWS, &r, &err), SANDBOX_OK);
     assert_int_equal(sbx_win_plan_build(&r, argv, &plan, &err), SANDBOX_OK);
@@ -1050,6 +1125,60 @@ static void test_unchangeable_dacl_is_skipped_only_when_the_container_cannot_ope
     }
 }
 
+/* Review of issue 22, finding 5: undo ignored failures, and the journal
+ * that would have swept what was left was deleted. */
+static void test_undo_that_cannot_take_the_lock_returns_the_error_and_leaves_the_aces(void **state)
+{
+    struct fake_store s;
+    struct fake_run r;
+    struct sbx_win_ops o;
+    sbx_win_plan p;
+    (void)state;
+    fake_store_init(&s);
+    fake_plan(&p, 2, 1);
+    new_run(&r, &s, &p);
+    run_apply(&r);
+    assert_int_equal(r.rc, SANDBOX_OK);
+    r.lock_err = SBX_WIN_ERR_TIMEOUT;
+    fake_ops(&r, &o);
+    assert_int_equal(sbx_win_undo_acls(&p, &o, &r.st), SBX_WIN_ERR_TIMEOUT);
+    /* Still there, and journaled: the caller keeps the journal for the sweep. */
+    assert_true(has_ace(&s, "C:\\p", "A:R"));
+    assert_true(has_ace(&s, "C:\\p\\.env", "D:R"));
+    assert_non_null(strstr(r.trace, "journal-grant C:\\p;"));
+    assert_non_null(strstr(r.trace, "journal-deny C:\\p\\.env"));
+}
+
+/* Finding 7: a directory whose DACL cannot be changed was skipped when
+ * its own DACL showed no container ACE, though files inside may have
+ * received the grant; and S-1-15-2-2 / capability SIDs were not counted. */
+static void test_unchangeable_directory_under_a_grant_refuses_the_run(void **state)
+{
+    static struct sbx_win_deny dir_deny[] = {{"C:\\p\\.ssh", SBX_WIN_DENY_ALL, 1}};
+    struct fake_store s;
+    struct fake_run r;
+    sbx_win_plan p;
+    (void)state;
+    fake_store_init(&s);
+    fake_plan(&p, 2, 0);
+    p.denies = dir_deny;
+    p.n_denies = 1;
+    new_run(&r, &s, &p);
+    r.fail_path = "C:\\p\\.ssh";
+    r.fail_err = SBX_WIN_ERR_ACCESS_DENIED;
+    r.exposed = 0;
+    run_apply(&r);
+    assert_int_equal(r.rc, SANDBOX_E_SYSTEM);
+    assert_false(has_ace(&s, "C:\\p", "A:R"));
+    assert_true(sbx_win_sid_may_reach_container("S-1-15-2-2", "S-1-15-2-9-8-7-6-5-4-3"));
+    assert_true(sbx_win_sid_may_reach_container("S-1-15-2-1", "S-1-15-2-9-8-7-6-5-4-3"));
+    assert_true(sbx_win_sid_may_reach_container("S-1-15-3-1", "S-1-15-2-9-8-7-6-5-4-3"));
+    assert_true(sbx_win_sid_may_reach_container("S-1-15-3-1024-1-2", NULL));
+    assert_true(sbx_win_sid_may_reach_container("s-1-15-2-9-8-7-6-5-4-3", "S-1-15-2-9-8-7-6-5-4-3"));
+    assert_false(sbx_win_sid_may_reach_container("S-1-5-21-1-2-3-1001", "S-1-15-2-9-8-7-6-5-4-3"));
+    assert_false(sbx_win_sid_may_reach_container("S-1-1-0", "S-1-15-2-9-8-7-6-5-4-3"));
+}
+
 static void test_lock_timeout_fails_closed_and_changes_nothing(void **state)
 {
     struct fake_store s;
@@ -1105,10 +1234,22 @@ static unsigned s_unprofile(void *ctx, const char *profile)
     return 0;
 }
 
+/* Windows derives a container's SID from its profile name (SHA-256 of it);
+ * the fake knows two. */
+static unsigned s_derive(void *ctx, const char *profile, char *out, size_t size)
+{
+    (void)ctx;
+    snprintf(out, size, "%s",
+             strcmp(profile, "libsandbox.1.2.3") == 0 ? "S-1-15-2-9-8-7-6-5-4-3"
+                                                      : "S-1-15-2-1-1-1-1-1-1-1");
+    return 0;
+}
+
 static void test_journal_round_trip_and_sweep_undoes_everything(void **state)
 {
     struct sbx_win_journal j;
-    struct sbx_win_sweep_ops o = {NULL, s_lock, s_unlock, s_purge, s_unloopback, s_unprofile};
+    struct sbx_win_sweep_ops o = {NULL,         s_lock,       s_unlock, s_purge,
+                                  s_unloopback, s_unprofile, s_derive};
     struct sweep_log log;
     sandbox_error err;
     sbx_buf b;
@@ -1133,7 +1274,7 @@ static void test_journal_round_trip_and_sweep_undoes_everything(void **state)
     memset(&log, 0, sizeof log);
     o.ctx = &log;
     /* A path that no longer exists counts as undone. */
-    assert_int_equal(sbx_win_sweep(&j, &o), 0);
+    assert_int_equal(sbx_win_sweep(&j, "libsandbox.1.2.3.journal", &o), 0);
     assert_string_equal(log.trace, "purge C:\\p q S-1-15-2-9-8-7-6-5-4-3; "
                                    "purge C:\\p q\\.env S-1-15-2-9-8-7-6-5-4-3; "
                                    "purge C:\\gone S-1-15-2-9-8-7-6-5-4-3; "
@@ -1141,7 +1282,7 @@ static void test_journal_round_trip_and_sweep_undoes_everything(void **state)
     /* A purge that fails keeps the journal (and the profile) for next time. */
     memset(&log, 0, sizeof log);
     log.purge_err = SBX_WIN_ERR_ACCESS_DENIED;
-    assert_int_equal(sbx_win_sweep(&j, &o), SBX_WIN_ERR_ACCESS_DENIED);
+    assert_int_equal(sbx_win_sweep(&j, "libsandbox.1.2.3.journal", &o), SBX_WIN_ERR_ACCESS_DENIED);
     assert_null(strstr(log.trace, "unprofile"));
     assert_int_equal(log.locked, 0);
     sbx_win_journal_free(&j);
@@ -1152,7 +1293,7 @@ static void test_journal_round_trip_and_sweep_undoes_everything(void **state)
     assert_int_equal(sbx_win_journal_parse("sbx-journal 1\nprofile libsandbox.x\n", &j, &err),
                      SANDBOX_OK);
     memset(&log, 0, sizeof log);
-    assert_int_equal(sbx_win_sweep(&j, &o), 0);
+    assert_int_equal(sbx_win_sweep(&j, "libsandbox.x.journal", &o), 0);
     assert_string_equal(log.trace, "unprofile libsandbox.x");
     sbx_win_journal_free(&j);
 }
@@ -1165,7 +1306,8 @@ static void test_sweep_acts_only_on_per_run_container_sids(void **state)
         "S-1-15-2-1",          /* ALL APPLICATION PACKAGES */
         "S-1-15-2-1-2-3-4-5-6", "S-1-15-2-1-2-3-4-5-6-7-8", "S-1-15-2-1-2-3-4-5-6-x",
         "S-1-15-2-1-2-3-4-5-6-7-", NULL};
-    struct sbx_win_sweep_ops o = {NULL, s_lock, s_unlock, s_purge, s_unloopback, s_unprofile};
+    struct sbx_win_sweep_ops o = {NULL,         s_lock,       s_unlock, s_purge,
+                                  s_unloopback, s_unprofile, s_derive};
     struct sbx_win_journal j;
     struct sweep_log log;
     sandbox_error err;
@@ -1177,11 +1319,12 @@ static void test_sweep_acts_only_on_per_run_container_sids(void **state)
                                        "1107280622-3591121930-2677285773"));
     for (i = 0; bad[i]; i++) {
         assert_false(sbx_win_journal_sid_ok(bad[i]));
-        snprintf(text, sizeof text, "sbx-journal 1\nsid %s\ndeny C:\\x\n", bad[i]);
+        snprintf(text, sizeof text, "sbx-journal 1\nprofile libsandbox.b\nsid %s\ndeny C:\\x\n",
+                 bad[i]);
         assert_int_equal(sbx_win_journal_parse(text, &j, &err), SANDBOX_OK);
         memset(&log, 0, sizeof log);
         o.ctx = &log;
-        assert_int_equal(sbx_win_sweep(&j, &o), SBX_WIN_ERR_INVALID_DATA);
+        assert_int_equal(sbx_win_sweep(&j, "libsandbox.b.journal", &o), SBX_WIN_ERR_INVALID_DATA);
         assert_string_equal(log.trace, ""); /* nothing was touched */
         sbx_win_journal_free(&j);
     }
@@ -1189,9 +1332,82 @@ static void test_sweep_acts_only_on_per_run_container_sids(void **state)
     assert_int_equal(sbx_win_journal_parse("sbx-journal 1\nprofile Microsoft.Edge\n", &j, &err),
                      SANDBOX_OK);
     memset(&log, 0, sizeof log);
-    assert_int_equal(sbx_win_sweep(&j, &o), SBX_WIN_ERR_INVALID_DATA);
+    assert_int_equal(sbx_win_sweep(&j, "Microsoft.Edge.journal", &o), SBX_WIN_ERR_INVALID_DATA);
     assert_string_equal(log.trace, "");
     sbx_win_journal_free(&j);
+}
+
+static void expect_refused(const char *text, const char *file_name)
+{
+    struct sbx_win_sweep_ops o = {NULL,         s_lock,       s_unlock, s_purge,
+                                  s_unloopback, s_unprofile, s_derive};
+    struct sbx_win_journal j;
+    struct sweep_log log;
+    sandbox_error err;
+    assert_int_equal(sbx_win_journal_parse(text, &j, &err), SANDBOX_OK);
+    memset(&log, 0, sizeof log);
+    o.ctx = &log;
+    assert_int_equal(sbx_win_sweep(&j, file_name, &o), SBX_WIN_ERR_INVALID_DATA);
+    assert_string_equal(log.trace, ""); /* nothing was touched, no profile deleted */
+    sbx_win_journal_free(&j);
+}
+
+/* Review of issue 22, finding 1: a journal planted where a grant reaches
+ * named a live run's SID, and the sweep stripped that run's denies. */
+static void test_sweep_refuses_a_sid_not_derived_from_the_journals_profile(void **state)
+{
+    (void)state;
+    /* Another (live) run's SID under a made-up profile. */
+    expect_refused("sbx-journal 1\nprofile libsandbox.1.2.3\nsid S-1-15-2-5-5-5-5-5-5-5\n"
+                   "deny C:\\p\\.env\n",
+                   "libsandbox.1.2.3.journal");
+    /* No profile line: nothing ties the SID to a run. */
+    expect_refused("sbx-journal 1\nsid S-1-15-2-9-8-7-6-5-4-3\ndeny C:\\p\\.env\n",
+                   "libsandbox.1.2.3.journal");
+    /* A file named for another profile than the one inside. */
+    expect_refused("sbx-journal 1\nprofile libsandbox.1.2.3\nsid S-1-15-2-9-8-7-6-5-4-3\n"
+                   "deny C:\\p\\.env\n",
+                   "libsandbox.9.9.9.journal");
+    /* ACEs recorded without any SID. */
+    expect_refused("sbx-journal 1\nprofile libsandbox.1.2.3\ndeny C:\\p\\.env\n",
+                   "libsandbox.1.2.3.journal");
+}
+
+/* Finding 2: the sweep runs as the unconfined user, so opening
+ * \\host\share would authenticate to that host (NTLM). */
+static void test_sweep_opens_only_local_drive_absolute_paths(void **state)
+{
+    static const char *const bad[] = {"\\\\host\\share\\x", "\\\\?\\UNC\\host\\share\\x",
+                                      "\\\\.\\pipe\\x", "\\\\?\\C:\\x", "C:\\a\\..\\b",
+                                      "C:\\a\\.\\b", "C:x", "C:\\a:stream", "x\\y",
+                                      "//host/share", "C:\\a\\\\host", NULL};
+    char text[300];
+    size_t i;
+    (void)state;
+    assert_true(sbx_win_journal_path_ok("C:\\p q\\.env"));
+    assert_true(sbx_win_journal_path_ok("d:/work/x"));
+    for (i = 0; bad[i]; i++) {
+        assert_false(sbx_win_journal_path_ok(bad[i]));
+        snprintf(text, sizeof text,
+                 "sbx-journal 1\nprofile libsandbox.1.2.3\nsid S-1-15-2-9-8-7-6-5-4-3\n"
+                 "grant C:\\p\ndeny %s\n",
+                 bad[i]);
+        expect_refused(text, "libsandbox.1.2.3.journal");
+    }
+}
+
+/* Finding 10: a name with a newline injected a record into the journal. */
+static void test_journal_record_with_a_control_character_is_refused(void **state)
+{
+    sbx_buf b;
+    (void)state;
+    sbx_buf_init(&b);
+    assert_int_equal(sbx_win_journal_line(&b, "deny", "C:\\p\\x\ndeny C:\\Users\\me"), -1);
+    assert_int_equal(sbx_win_journal_line(&b, "deny", "C:\\p\\x\ry"), -1);
+    assert_int_equal(b.len, 0);
+    assert_int_equal(sbx_win_journal_line(&b, "deny", "C:\\p\\x y"), 0);
+    assert_string_equal(b.data, "deny C:\\p\\x y\n");
+    sbx_buf_free(&b);
 }
 
 /* ---- the program: PATH and PATHEXT ---- */
@@ -1240,6 +1456,35 @@ static void test_program_lookup_uses_pathext_and_never_the_working_dir(void **st
     assert_non_null(strstr(err.message, "'git' was not found in PATH"));
     assert_int_equal(sbx_win_find_program("node", path, ".CMD", fake_is_file, (void *)files,
                                           &found, &err),
+                     SANDBOX_E_EXEC);
+}
+
+/* Finding 8: one machine-wide lock name let any account hold every user's
+ * runs up (or squat the name). */
+static void test_acl_lock_name_is_per_user(void **state)
+{
+    char name[128];
+    (void)state;
+    sbx_win_acl_lock_name(name, sizeof name, "S-1-5-21-1-2-3-1001");
+    assert_string_equal(name, "Global\\libsandbox-acl-S-1-5-21-1-2-3-1001");
+}
+
+/* Finding 10: a relative PATH entry resolves against the working directory,
+ * which the container writes. */
+static void test_program_lookup_skips_relative_path_entries(void **state)
+{
+    static const char *const files[] = {"bin\\git.exe", ".\\tools\\git.exe", "C:git.exe",
+                                        "\\x\\git.exe", "C:\\Git\\cmd\\git.exe", NULL};
+    sandbox_error err;
+    char *found;
+    (void)state;
+    assert_int_equal(sbx_win_find_program("git", "bin;.\\tools;C:;\\x;C:\\Git\\cmd", ".EXE",
+                                          fake_is_file, (void *)files, &found, &err),
+                     SANDBOX_OK);
+    assert_string_equal(found, "C:\\Git\\cmd\\git.EXE");
+    free(found);
+    assert_int_equal(sbx_win_find_program("git", "bin;.\\tools", ".EXE", fake_is_file,
+                                          (void *)files, &found, &err),
                      SANDBOX_E_EXEC);
 }
 
@@ -1292,6 +1537,15 @@ int main(void)
         cmocka_unit_test(test_lock_timeout_fails_closed_and_changes_nothing),
         cmocka_unit_test(test_journal_round_trip_and_sweep_undoes_everything),
         cmocka_unit_test(test_sweep_acts_only_on_per_run_container_sids),
+        cmocka_unit_test(test_sweep_refuses_a_sid_not_derived_from_the_journals_profile),
+        cmocka_unit_test(test_sweep_opens_only_local_drive_absolute_paths),
+        cmocka_unit_test(test_journal_record_with_a_control_character_is_refused),
+        cmocka_unit_test(test_home_secret_is_denied_when_a_grant_is_the_home_by_another_name),
+        cmocka_unit_test(test_a_tree_5000_levels_deep_is_refused_cleanly),
+        cmocka_unit_test(test_undo_that_cannot_take_the_lock_returns_the_error_and_leaves_the_aces),
+        cmocka_unit_test(test_unchangeable_directory_under_a_grant_refuses_the_run),
+        cmocka_unit_test(test_program_lookup_skips_relative_path_entries),
+        cmocka_unit_test(test_acl_lock_name_is_per_user),
         cmocka_unit_test(test_program_lookup_uses_pathext_and_never_the_working_dir),
         cmocka_unit_test(test_program_problem_names_aliases_and_per_user_installs),
         cmocka_unit_test(test_protection_alone_needs_a_container),

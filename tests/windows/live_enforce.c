@@ -405,6 +405,151 @@ static void test_nothing_is_left_behind(struct sbx_harness *h)
     sandbox_policy_free(p);
 }
 
+/* Review of issue 22, finding 1: the journal folder has a protected DACL
+ * (the user and SYSTEM only), so no grant's propagation reaches it and no
+ * container can plant a journal; a planted one (a file whose name is not
+ * its profile's) is deleted unread by the next run, and the file it names
+ * keeps its DACL. */
+static void test_journal_folder_is_protected_and_a_planted_journal_is_refused(
+    struct sbx_harness *h)
+{
+    char local[MAX_PATH], runs[MAX_PATH + 32], planted[MAX_PATH + 64], text[2 * MAX_PATH];
+    char env[MAX_PATH], before[MAX_PATH], after[MAX_PATH];
+    PSECURITY_DESCRIPTOR sd = NULL;
+    PACL dacl = NULL;
+    SECURITY_DESCRIPTOR_CONTROL ctl = 0;
+    DWORD rev = 0, n, attrs;
+    HANDLE f;
+    sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
+    GetEnvironmentVariableA("LOCALAPPDATA", local, sizeof local);
+    snprintf(runs, sizeof runs, "%s\\libsandbox\\runs", local);
+    snprintf(env, sizeof env, "%s\\.env", g_proj);
+    f = CreateFileA(env, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    if (f != INVALID_HANDLE_VALUE)
+        CloseHandle(f);
+    CHECK_INT(h, run_child(p, "write", env, NULL), 0); /* creates the folder */
+    attrs = GetFileAttributesA(runs);
+    CHECK(h, attrs != INVALID_FILE_ATTRIBUTES && !(attrs & FILE_ATTRIBUTE_REPARSE_POINT));
+    CHECK_INT(h, (int)GetNamedSecurityInfoA(runs, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL,
+                                            NULL, &dacl, NULL, &sd),
+              0);
+    CHECK(h, sd && GetSecurityDescriptorControl(sd, &ctl, &rev) && (ctl & SE_DACL_PROTECTED));
+    if (dacl) {
+        DWORD i;
+        for (i = 0; i < dacl->AceCount; i++) {
+            ACCESS_ALLOWED_ACE *ace;
+            LPSTR s = NULL;
+            if (GetAce(dacl, i, (void **)&ace) && ConvertSidToStringSidA((PSID)&ace->SidStart, &s)) {
+                CHECK(h, strncmp(s, "S-1-15-", 7) != 0); /* no container can open it */
+                LocalFree(s);
+            }
+        }
+    }
+    if (sd)
+        LocalFree(sd);
+    /* Plant one (as the user: a container cannot) and check it is refused. */
+    snprintf(planted, sizeof planted, "%s\\libsandbox.review-planted.journal", runs);
+    snprintf(text, sizeof text,
+             "sbx-journal 1\nprofile libsandbox.someone-else\nsid S-1-15-2-1-2-3-4-5-6-7\n"
+             "deny %s\ndeny \\\\127.0.0.1\\c$\\sbx-review\n",
+             env);
+    f = CreateFileA(planted, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    CHECK(h, f != INVALID_HANDLE_VALUE);
+    WriteFile(f, text, (DWORD)strlen(text), &n, NULL);
+    CloseHandle(f);
+    GetTempPathA(sizeof before, before);
+    strcpy(after, before);
+    strcat(before, "sbx-review-before.txt");
+    strcat(after, "sbx-review-after.txt");
+    CHECK_INT(h, save_acls(before), 0);
+    CHECK_INT(h, run_child(p, "write", env, NULL), 0);
+    CHECK(h, !exists(planted));
+    CHECK_INT(h, save_acls(after), 0);
+    CHECK(h, same_file(before, after));
+    DeleteFileA(before);
+    DeleteFileA(after);
+    DeleteFileA(env);
+    sandbox_policy_free(p);
+}
+
+/* Finding 8: while a run lives, its ACL lock is named for the user's SID;
+ * the old machine-wide name is not used. */
+static void test_acl_lock_is_named_for_the_user(struct sbx_harness *h)
+{
+    char out[MAX_PATH];
+    const char *argv[] = {g_child, "--child", "write", out, NULL, NULL};
+    sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
+    sandbox_process proc;
+    sandbox_error err;
+    HANDLE token = NULL, m;
+    BYTE buf[256];
+    DWORD n = 0;
+    LPSTR user = NULL;
+    char name[256];
+    int status = -1;
+    snprintf(out, sizeof out, "%s\\lock-probe.txt", g_proj);
+    OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &token);
+    CHECK(h, token && GetTokenInformation(token, TokenUser, buf, sizeof buf, &n) &&
+                 ConvertSidToStringSidA(((TOKEN_USER *)buf)->User.Sid, &user));
+    if (token)
+        CloseHandle(token);
+    if (!user) {
+        sandbox_policy_free(p);
+        return;
+    }
+    snprintf(name, sizeof name, "Global\\libsandbox-acl-%s", user);
+    LocalFree(user);
+    CHECK_INT(h, sandbox_spawn(p, argv, NULL, NULL, &proc, &err), SANDBOX_OK);
+    m = OpenMutexA(SYNCHRONIZE, FALSE, name);
+    CHECK(h, m != NULL);
+    if (m)
+        CloseHandle(m);
+    m = OpenMutexA(SYNCHRONIZE, FALSE, "Global\\libsandbox-acl");
+    CHECK(h, m == NULL);
+    if (m)
+        CloseHandle(m);
+    CHECK_INT(h, sandbox_wait(&proc, &status, &err), SANDBOX_OK);
+    sandbox_policy_free(p);
+}
+
+/* Finding 3: a grant that is the home by its 8.3 name still gets the home
+ * secrets denied. A stand-in home under the test folder (USERPROFILE),
+ * granted by its short name; skipped where the volume makes no 8.3 names. */
+static void test_home_granted_by_its_short_name_keeps_npmrc_denied(struct sbx_harness *h)
+{
+    char home[MAX_PATH], shorthome[MAX_PATH], npmrc[MAX_PATH], old[MAX_PATH];
+    DWORD had;
+    HANDLE f;
+    sandbox_policy *p;
+    snprintf(home, sizeof home, "%s\\a long home name", g_base);
+    CreateDirectoryA(home, NULL);
+    snprintf(npmrc, sizeof npmrc, "%s\\.npmrc", home);
+    f = CreateFileA(npmrc, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    if (f != INVALID_HANDLE_VALUE)
+        CloseHandle(f);
+    if (!GetShortPathNameA(home, shorthome, sizeof shorthome) ||
+        _stricmp(shorthome, home) == 0) {
+        printf("    no 8.3 name on this volume: skipped\n");
+        DeleteFileA(npmrc);
+        RemoveDirectoryA(home);
+        return;
+    }
+    had = GetEnvironmentVariableA("USERPROFILE", old, sizeof old);
+    SetEnvironmentVariableA("USERPROFILE", home);
+    p = sandbox_policy_new();
+    sandbox_policy_set_network(p, SANDBOX_NETWORK_DENY);
+    sandbox_policy_set_filesystem(p, SANDBOX_FS_CONFINED);
+    sandbox_policy_set_project_root(p, shorthome);
+    sandbox_policy_set_working_dir(p, shorthome);
+    sandbox_policy_set_temp_dir(p, g_tmp);
+    sandbox_policy_protect_defaults(p);
+    CHECK_INT(h, run_child(p, "read", npmrc, NULL), ERROR_ACCESS_DENIED);
+    SetEnvironmentVariableA("USERPROFILE", had ? old : NULL);
+    sandbox_policy_free(p);
+    DeleteFileA(npmrc);
+    RemoveDirectoryA(home);
+}
+
 struct parallel {
     char env[MAX_PATH];
     int status;
@@ -550,6 +695,9 @@ int main(int argc, char **argv)
     RUN(&h, test_twenty_parallel_runs_keep_every_deny);
     RUN(&h, test_junction_to_an_outside_folder_is_not_granted);
     RUN(&h, test_temp_entry_whose_dacl_cannot_be_changed_does_not_refuse_the_run);
+    RUN(&h, test_journal_folder_is_protected_and_a_planted_journal_is_refused);
+    RUN(&h, test_acl_lock_is_named_for_the_user);
+    RUN(&h, test_home_granted_by_its_short_name_keeps_npmrc_denied);
 
     DeleteFileA(g_child);
     {

@@ -642,6 +642,7 @@ static void test_stale_journal_is_swept_and_a_live_one_is_kept(struct sbx_harnes
     struct sbx_win_run run;
     sandbox_error err;
     char dir[MAX_PATH], stale[MAX_PATH + 64], live[MAX_PATH + 64], text[3 * MAX_PATH];
+    char planted[MAX_PATH + 64], unc[MAX_PATH + 64], text2[3 * MAX_PATH];
     HANDLE f, held;
     DWORD n;
     int before;
@@ -655,23 +656,90 @@ static void test_stale_journal_is_swept_and_a_live_one_is_kept(struct sbx_harnes
     before = count_journals(dir);
     snprintf(stale, sizeof stale, "%s\\libsandbox.test-stale.journal", dir);
     snprintf(live, sizeof live, "%s\\libsandbox.test-live.journal", dir);
-    snprintf(text, sizeof text, "sbx-journal 1\nsid S-1-15-2-1-2-3-4-5-6-7\ngrant %s\ndeny %s\n",
+    snprintf(text, sizeof text,
+             "sbx-journal 1\nprofile libsandbox.test-stale\nsid S-1-15-2-1-2-3-4-5-6-7\n"
+             "grant %s\ndeny %s\n",
              d.proj, d.marker);
     f = CreateFileA(stale, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
     WriteFile(f, text, (DWORD)strlen(text), &n, NULL);
     CloseHandle(f);
+    /* Planted (review of issue 22): a file whose name is not its profile's,
+     * and one naming a share; both are deleted unread, never acted on. */
+    snprintf(planted, sizeof planted, "%s\\libsandbox.test-planted.journal", dir);
+    snprintf(text2, sizeof text2,
+             "sbx-journal 1\nprofile libsandbox.test-other\nsid S-1-15-2-1-2-3-4-5-6-7\n"
+             "deny %s\n",
+             d.marker);
+    f = CreateFileA(planted, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    WriteFile(f, text2, (DWORD)strlen(text2), &n, NULL);
+    CloseHandle(f);
+    snprintf(unc, sizeof unc, "%s\\libsandbox.test-unc.journal", dir);
+    snprintf(text2, sizeof text2,
+             "sbx-journal 1\nprofile libsandbox.test-unc\nsid S-1-15-2-1-2-3-4-5-6-7\n"
+             "deny \\\\127.0.0.1\\c$\\x\n");
+    f = CreateFileA(unc, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    WriteFile(f, text2, (DWORD)strlen(text2), &n, NULL);
+    CloseHandle(f);
     /* A run still alive holds its journal open, shared for reading only. */
     held = CreateFileA(live, GENERIC_WRITE, FILE_SHARE_READ, NULL, CREATE_ALWAYS, 0, NULL);
     WriteFile(held, text, (DWORD)strlen(text), &n, NULL);
-    CHECK_INT(h, count_journals(dir), before + 2);
+    CHECK_INT(h, count_journals(dir), before + 4);
     run_with(&d, SANDBOX_NETWORK_DENY, "process", 1, &run, &err);
     printf("    trace: %s\n", run.hooks.trace);
-    CHECK_INT(h, count_word(run.hooks.trace, "sweep"), 1);
+    CHECK_INT(h, count_word(run.hooks.trace, "sweep"), 3);
+    CHECK_INT(h, count_word(run.hooks.trace, "sweep-refused"), 2);
     CHECK(h, !exists(stale));
+    CHECK(h, !exists(planted));
+    CHECK(h, !exists(unc));
     CHECK(h, exists(live));
     CloseHandle(held);
     DeleteFileA(live);
     CHECK_INT(h, count_journals(dir), before);
+    remove_dirs(&d);
+}
+
+/* Review of issue 22, finding 4: a tree 1,900 levels deep (made with \\?\
+ * names) crashed the launcher with STATUS_STACK_OVERFLOW while the protected
+ * paths were searched. Now the run is refused cleanly, nothing changed. */
+static void test_a_very_deep_tree_is_refused_not_a_crash(struct sbx_harness *h)
+{
+    struct dirs d;
+    struct sbx_win_run run;
+    sandbox_spawn_options o;
+    sandbox_error err;
+    sandbox_policy *p;
+    const char *argv[] = {"cmd.exe", "/c", "exit 0", NULL};
+    wchar_t *w;
+    size_t len, i, levels = 1100; /* past the 1,024-level budget */
+    int rc;
+    make_dirs(&d, "deep");
+    len = strlen(d.proj) + 8 + levels * 2 + 4;
+    w = malloc(len * sizeof *w);
+    if (!w)
+        return;
+    swprintf(w, len, L"\\\\?\\%hs", d.proj);
+    for (i = 0; i < levels; i++) {
+        wcscat(w, L"\\d");
+        if (!CreateDirectoryW(w, NULL))
+            break;
+    }
+    CHECK_INT(h, (int)i, (int)levels);
+    p = confined(&d, SANDBOX_NETWORK_DENY);
+    sandbox_policy_protect_defaults(p);
+    sandbox_spawn_options_init(&o);
+    memset(&run, 0, sizeof run);
+    run.hooks.fake_container = 1;
+    rc = sbx_win_run_start(&run, p, argv, NULL, &o, &err);
+    sandbox_policy_free(p);
+    CHECK_INT(h, rc, SANDBOX_E_SYSTEM);
+    CHECK(h, strstr(err.message, "directories deep") != NULL);
+    printf("    %s\n", err.message);
+    CHECK(h, strstr(run.hooks.trace, "grant") == NULL); /* refused before any change */
+    for (; i > 0; i--) {
+        RemoveDirectoryW(w);
+        w[wcslen(w) - 2] = L'\0';
+    }
+    free(w);
     remove_dirs(&d);
 }
 
@@ -732,6 +800,7 @@ int main(int argc, char **argv)
     RUN(&h, test_process_that_cannot_join_the_job_never_runs);
     RUN(&h, test_pathext_runs_a_cmd_file_by_its_bare_name);
     RUN(&h, test_stale_journal_is_swept_and_a_live_one_is_kept);
+    RUN(&h, test_a_very_deep_tree_is_refused_not_a_crash);
     RUN(&h, test_launcher_fails_closed_with_126);
     return sbx_harness_finish(&h);
 }
