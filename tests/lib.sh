@@ -132,6 +132,8 @@ _have_probe() {
     # Setuid bits honoured on the file system of TMPDIR (not mounted nosuid).
     setuid) ! findmnt -n -o OPTIONS -T "${TMPDIR:-/tmp}" 2>/dev/null | grep -qw nosuid ;;
     # Core dumps land in the working directory (the unconfined proof of test_core).
+    # The hard RLIMIT_CORE is above 0, so lowering it to 0 shows (test_rule_table's no-op control).
+    core_hard) [ "$(ulimit -H -c)" != 0 ] ;;
     core_in_cwd) v=$(cat /proc/sys/kernel/core_pattern); case $v in \|*|/*) false ;; *) true ;; esac ;;
     # The probes were built without a sanitizer (asan preset: no setuid runs, no cores).
     unsanitized) have probes && ! grep -q __asan_init "$P/sock" 2>/dev/null ;;
@@ -222,7 +224,7 @@ require() {
 # profile: the whole profile, one "key yes|no" line each (the summary, docs).
 SBX_PROFILE_KEYS="root nonroot x86_64 probes userns mountns landlock landlock4 landlock6 seccomp
   seccomp_notify guard i386 x32 shm io_uring io_uring_socket tun loop pty ptmx ptrace ptrace0 tiocsti
-  setuid core_in_cwd unsanitized user_xattr fs_attrs dac_enforced bounding_admin dummy_link
+  setuid core_in_cwd core_hard unsanitized user_xattr fs_attrs dac_enforced bounding_admin dummy_link
   btrfs_eperm_distinct kernel_bpf kernel_perf kernel_userfaultfd kernel_personality
   python3 git script setcap ip getent af_bluetooth af_can af_tipc af_rds af_alg af_xdp af_vsock af_packet"
 profile() {
