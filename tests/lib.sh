@@ -151,6 +151,9 @@ _have_probe() {
     # perf_event_paranoid, vm.unprivileged_userfaultfd...): test_kernel's controls.
     kernel_bpf|kernel_perf|kernel_userfaultfd|kernel_personality)
       have probes && "$P/esc_kernel" "${k#kernel_}" ;;
+    # The kernel has this call newer than libseccomp's table (not ENOSYS); all
+    # arguments 0, which each of these answers with EFAULT or EINVAL.
+    nr_463|nr_466|nr_467|nr_469) have probes && [ -x "$P/rawsys" ] && ! "$P/rawsys" 64 "nr:${k#nr_}" | grep -q '^errno 38 ' ;;
     # user.* extended attributes on the file system of TMPDIR.
     user_xattr) have python3 && python3 -c 'import os,sys,tempfile
 with tempfile.NamedTemporaryFile() as f: os.setxattr(f.name, "user.sbx", b"1")' 2>/dev/null ;;
@@ -239,7 +242,7 @@ require() {
 SBX_PROFILE_KEYS="root nonroot x86_64 probes userns mountns landlock landlock4 landlock6 seccomp
   seccomp_notify guard i386 x32 shm io_uring io_uring_socket tun tun_make loop loop_attach core_pattern_w pty ptmx ptrace ptrace0 tiocsti
   setuid core_in_cwd core_hard unsanitized user_xattr fs_attrs dac_enforced bounding_admin dummy_link
-  btrfs_eperm_distinct own_home home_not_tmp kernel_bpf kernel_perf kernel_userfaultfd kernel_personality
+  btrfs_eperm_distinct own_home home_not_tmp kernel_bpf kernel_perf kernel_userfaultfd kernel_personality nr_463 nr_466 nr_467 nr_469
   python3 git script setcap ip getent af_bluetooth af_can af_tipc af_rds af_alg af_xdp af_vsock af_packet"
 profile() {
   local k

@@ -239,6 +239,56 @@ mode_rules seccomp --no-user-namespaces
 mode_rules landlock --confine-fs --no-user-namespaces
 # The creation guard alone (no main program), so its own copies of the rules are what is tested.
 mode_rules guard --protect-secrets --project "$proj"
+# Calls newer than libseccomp's table, refused by number (the explanation's
+# newer_syscalls.eperm of each program): their numbers (the kernel's, the
+# same on both ABIs) and harmless arguments. On i386 rawsys passes five
+# arguments, so setxattrat's size is whatever is left in the register: the
+# kernel still answers it with its own errno.
+declare -A NEWER_NR=([setxattrat]=463 [removexattrat]=466 [open_tree_attr]=467 [file_setattr]=469)
+declare -A NEWER_ARGS=(
+  [setxattrat]="i:-100 s:/nonexistent-sbx i:0 s:user.sbx i:0"
+  [removexattrat]="i:-100 s:/nonexistent-sbx i:0 s:user.sbx"
+  [open_tree_attr]="i:-100 s:/ i:0 i:0 i:0"
+  [file_setattr]="i:-100 s:/nonexistent-sbx b: i:24 i:0")
+declare -A NEWER_USED=()
+newer_of() {
+  "$L" --explain --json "$@" -- true | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for k in ("seccomp", "creation_guard", "user_namespaces"):
+    p = d.get(k)
+    if isinstance(p, dict) and isinstance(p.get("newer_syscalls"), dict):
+        for n in p["newer_syscalls"]["eperm"]: print(p["program"], n)'
+}
+newer_rules() {
+  local key=$1 prog sc abi got out conf name
+  shift
+  have "$key" || { skip "$key: the newer calls of $*"; return; }
+  while read -r prog sc; do
+    if [ -z "${NEWER_NR[$sc]+x}" ]; then fail "$prog: no number and recipe for the newer call '$sc'"; continue; fi
+    NEWER_USED[$sc]=1
+    if ! have "nr_${NEWER_NR[$sc]}"; then skip "nr_${NEWER_NR[$sc]}: $prog: this kernel lacks $sc"; continue; fi
+    for abi in 64 32; do
+      if [ "$abi" = 32 ] && ! have i386; then skip "i386: $prog: $sc on the i386 ABI"; continue; fi
+      name="$prog/$abi: $sc (newer than libseccomp, by number ${NEWER_NR[$sc]})"
+      got=0; out=$("$P/rawsys" "$abi" "nr:${NEWER_NR[$sc]}" ${NEWER_ARGS[$sc]} 2>&1) || got=$?
+      if [ "$got" = 1 ] && { [ "$out" != "${out#errno 1 }" ] || [ "$out" != "${out#errno 38 }" ]; }; then
+        fail "$name: unconfined already $out"; continue
+      elif [ "$got" -gt 1 ]; then fail "$name: unconfined exit $got: $out"; continue; fi
+      pass "$name: reaches the kernel unconfined ($out)"
+      got=0; conf=$("$L" "$@" -- "$P/rawsys" "$abi" "nr:${NEWER_NR[$sc]}" ${NEWER_ARGS[$sc]} 2>&1) || got=$?
+      [ "$got" = 1 ] && [ "$conf" != "${conf#errno 1 }" ] && pass "$name: EPERM" || fail "$name: exit $got, wanted EPERM: $conf"
+    done
+  done < <(newer_of "$@")
+}
+newer_rules seccomp --no-network
+newer_rules landlock6 --read-only --project "$proj"
+if have seccomp && have landlock6; then
+  for k in "${!NEWER_NR[@]}"; do
+    [ -n "${NEWER_USED[$k]+x}" ] || fail "no program refuses the newer call '$k' any more: was it removed?"
+  done
+fi
+
 # Two refusals the generated checks cannot reach. The loop rule is a range
 # (a mask): a request from its middle, LOOP_CTL_GET_FREE, is refused too. In
 # read-only, ioctl is an allowlist (docs/seccomp.md): requests outside it are

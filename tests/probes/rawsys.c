@@ -6,7 +6,9 @@
  *      s:T  a pointer to the string T (in 32-bit addressable memory)
  *      b:   a pointer to a zeroed 4096-byte buffer (likewise)
  *      d:P  a descriptor: open(P, O_RDONLY) (a directory is fine)
- * The number comes from libseccomp's tables for that ABI. Exit 0: the call
+ * The number comes from libseccomp's tables for that ABI; NAME "nr:N" is
+ * the number N itself, for calls newer than those tables (the same number
+ * on both ABIs since Linux 5.1). Exit 0: the call
  * returned >= 0 ("ok N"); 1: it failed ("errno N"); 2: NAME does not exist on
  * that ABI, or the ABI is not available here; 3: usage. Death by a signal is
  * the filter's verdict, read by the caller. For setrlimit and prlimit64 it
@@ -56,7 +58,10 @@ int main(int argc, char **argv)
         return 2;
     }
 #endif
-    nr = seccomp_syscall_resolve_name_arch(compat ? SCMP_ARCH_X86 : SCMP_ARCH_NATIVE, argv[2]);
+    if (strncmp(argv[2], "nr:", 3) == 0)
+        nr = atoi(argv[2] + 3);
+    else
+        nr = seccomp_syscall_resolve_name_arch(compat ? SCMP_ARCH_X86 : SCMP_ARCH_NATIVE, argv[2]);
     if (nr < 0) {
         printf("%s does not exist on this ABI\n", argv[2]);
         return 2;
