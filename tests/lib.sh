@@ -124,6 +124,16 @@ _have_probe() {
     # sock_FAM_TYPE[_PROTO]: the sock probe creates that socket unconfined.
     sock_*) v=${k#sock_}; have probes && "$P/sock" ${v//_/ } ;;
     tun) [ -c /dev/net/tun ] && [ -r /dev/net/tun ] ;;
+    # This user can make a tun device: /dev/net/tun, ip, and CAP_NET_ADMIN (12) in the effective set.
+    tun_make) [ -c /dev/net/tun ] && have ip &&
+              v=$(awk '/^CapEff/ {print $2}' /proc/self/status) && (( 0x$v >> 12 & 1 )) ;;
+    # This user may write kernel.core_pattern unconfined (DAC and a writable
+    # /proc/sys): opened for writing and closed, nothing is written.
+    core_pattern_w) [ -w /proc/sys/kernel/core_pattern ] && { : >>/proc/sys/kernel/core_pattern; } 2>/dev/null ;;
+    # This user may attach loop devices and so read raw block devices
+    # unconfined: /dev/loop-control readable and writable (root, the disk group) and losetup.
+    loop_attach) [ -c /dev/loop-control ] && [ -r /dev/loop-control ] && [ -w /dev/loop-control ] &&
+                 command -v losetup >/dev/null ;;
     loop) [ -e /dev/loop-control ] && command -v losetup >/dev/null ;;
     pty) [ -e /dev/ptmx ] && [ -d /dev/pts ] && have python3 ;;
     # Unprivileged ptrace of a sibling (yama ptrace_scope 0 or 1 with a child).
@@ -132,6 +142,8 @@ _have_probe() {
     # Setuid bits honoured on the file system of TMPDIR (not mounted nosuid).
     setuid) ! findmnt -n -o OPTIONS -T "${TMPDIR:-/tmp}" 2>/dev/null | grep -qw nosuid ;;
     # Core dumps land in the working directory (the unconfined proof of test_core).
+    # The hard RLIMIT_CORE is above 0, so lowering it to 0 shows (test_rule_table's no-op control).
+    core_hard) [ "$(ulimit -H -c)" != 0 ] ;;
     core_in_cwd) v=$(cat /proc/sys/kernel/core_pattern); case $v in \|*|/*) false ;; *) true ;; esac ;;
     # The probes were built without a sanitizer (asan preset: no setuid runs, no cores).
     unsanitized) have probes && ! grep -q __asan_init "$P/sock" 2>/dev/null ;;
@@ -139,9 +151,16 @@ _have_probe() {
     # perf_event_paranoid, vm.unprivileged_userfaultfd...): test_kernel's controls.
     kernel_bpf|kernel_perf|kernel_userfaultfd|kernel_personality)
       have probes && "$P/esc_kernel" "${k#kernel_}" ;;
+    # The kernel has this call newer than libseccomp's table (not ENOSYS); all
+    # arguments 0, which each of these answers with EFAULT or EINVAL.
+    nr_463|nr_466|nr_467|nr_469) have probes && [ -x "$P/rawsys" ] && ! "$P/rawsys" 64 "nr:${k#nr_}" | grep -q '^errno 38 ' ;;
     # user.* extended attributes on the file system of TMPDIR.
     user_xattr) have python3 && python3 -c 'import os,sys,tempfile
 with tempfile.NamedTemporaryFile() as f: os.setxattr(f.name, "user.sbx", b"1")' 2>/dev/null ;;
+    # The account's home (the user database, not $HOME) is a directory this user owns.
+    own_home) v=$(getent passwd "$(id -u)" | cut -d: -f6) && [ -n "$v" ] && [ -d "$v" ] && [ -O "$v" ] ;;
+    # ... and it is not in a shared temp directory.
+    home_not_tmp) v=$(getent passwd "$(id -u)" | cut -d: -f6); case $v in /tmp/*|/var/tmp/*) false ;; *) true ;; esac ;;
     # Root, yet mode-000 directories are unlistable: no DAC override (never for root).
     dac_enforced) [ "$(id -u)" != 0 ] ;;
     # The bounding set still has net_admin (12) and sys_admin (21).
@@ -221,9 +240,9 @@ require() {
 
 # profile: the whole profile, one "key yes|no" line each (the summary, docs).
 SBX_PROFILE_KEYS="root nonroot x86_64 probes userns mountns landlock landlock4 landlock6 seccomp
-  seccomp_notify guard i386 x32 shm io_uring io_uring_socket tun loop pty ptmx ptrace ptrace0 tiocsti
-  setuid core_in_cwd unsanitized user_xattr fs_attrs dac_enforced bounding_admin dummy_link
-  btrfs_eperm_distinct kernel_bpf kernel_perf kernel_userfaultfd kernel_personality
+  seccomp_notify guard i386 x32 shm io_uring io_uring_socket tun tun_make loop loop_attach core_pattern_w pty ptmx ptrace ptrace0 tiocsti
+  setuid core_in_cwd core_hard unsanitized user_xattr fs_attrs dac_enforced bounding_admin dummy_link
+  btrfs_eperm_distinct own_home home_not_tmp kernel_bpf kernel_perf kernel_userfaultfd kernel_personality nr_463 nr_466 nr_467 nr_469
   python3 git script setcap ip getent af_bluetooth af_can af_tipc af_rds af_alg af_xdp af_vsock af_packet"
 profile() {
   local k

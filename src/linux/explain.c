@@ -45,6 +45,8 @@ int sbx_linux_explain(const sbx_resolved *r, const char *const argv[], int json,
         sbx_seccomp_explain(r, 1, out);
         sbx_buf_add(out, ",\"creation_guard\":");
         sbx_seccomp_explain_guard(r, 1, out);
+        sbx_buf_add(out, ",\"user_namespaces\":");
+        sbx_seccomp_explain_userns(r, 1, out);
         sbx_buf_add(out, ",\"protected_paths\":");
         sbx_protect_explain(r, SBX_LINUX_PROTECT_MECHANISM, SBX_LINUX_PROTECT_GAPS, 1, out);
         sbx_buf_add(out, ",\"capabilities\":");
@@ -78,6 +80,7 @@ int sbx_linux_explain(const sbx_resolved *r, const char *const argv[], int json,
     sbx_landlock_explain(r, 0, out);
     sbx_seccomp_explain(r, 0, out);
     sbx_seccomp_explain_guard(r, 0, out);
+    sbx_seccomp_explain_userns(r, 0, out);
     sbx_protect_explain(r, SBX_LINUX_PROTECT_MECHANISM, SBX_LINUX_PROTECT_GAPS, 0, out);
     sbx_caps_explain(r, 0, out);
     sbx_buf_add(out, "argv:");

@@ -265,6 +265,7 @@ int sbx_guard_start(const struct sbx_linux_plan *plan, int raw_fork, int *sys_er
 void sbx_seccomp_explain(const sbx_resolved *r, int json, sbx_buf *out);
 /* The creation guard's program: "null" (JSON) or nothing when it is off. */
 void sbx_seccomp_explain_guard(const sbx_resolved *r, int json, sbx_buf *out);
+void sbx_seccomp_explain_userns(const sbx_resolved *r, int json, sbx_buf *out);
 void sbx_landlock_explain(const sbx_resolved *r, int json, sbx_buf *out);
 
 #endif

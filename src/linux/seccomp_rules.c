@@ -698,3 +698,28 @@ void sbx_seccomp_explain_guard(const sbx_resolved *r, int json, sbx_buf *out)
     if (json)
         sbx_buf_add(out, "]}");
 }
+
+/* --no-user-namespaces without --read-only: a program of its own, stacked
+ * (sbx_seccomp_select_userns); read-only has these rules in its main one. */
+void sbx_seccomp_explain_userns(const sbx_resolved *r, int json, sbx_buf *out)
+{
+    const int v = SBX_SC_V_NO_USERNS;
+    if (!r->deny_userns || r->filesystem == SANDBOX_FS_READ_ONLY) {
+        if (json)
+            sbx_buf_add(out, "null");
+        return;
+    }
+    if (json) {
+        sbx_buf_printf(out, "{\"program\":\"%s\",\"default\":\"allow\","
+                            "\"foreign_arch\":\"kill-process\",\"x32\":\"kill-process\","
+                            "\"groups\":[",
+                       sbx_sc_variant_name(v));
+    } else {
+        sbx_buf_printf(out, "  no user namespaces (seccomp program %s, stacked): every other "
+                            "syscall allowed\n",
+                       sbx_sc_variant_name(v));
+    }
+    explain_groups(out, v, json);
+    if (json)
+        sbx_buf_add(out, "]}");
+}

@@ -148,21 +148,35 @@ except OSError as e:
     print("create:", e); sys.exit(1)
 print("created")
 EOF
-if command -v python3 >/dev/null; then
-  HG=("$L" --sandbox --protect-secrets --project "$proj" --add-dir "$home" --)
-  for n in .npmrc .docker/; do
-    nn=${n%/}
-    rm -rf "${home:?}/$nn"
-    "${HG[@]}" python3 "$_scratch/detached.py" "$home" "$n" >"$_out" 2>"$_err" || true
-    if [ -e "$home/$nn" ]; then fail "9. $nn was created through a detached mount"; rm -rf "${home:?}/$nn"
-    else pass "9. $nn through a detached mount is refused: $(head -1 "$_out")"; fi
+# The home is never a root (issue 16), so the route aims at a home pattern
+# inside a root that may be: ~/.config (~/.config/gh), and at .env in a root
+# outside the home. Since issue 17 the filters refuse open_tree itself, so
+# the route ends there under any sandbox; the control is therefore the route
+# run unconfined (it needs a user namespace), which must create the name, and
+# each confined run must have reached the route (the script's own refusal on
+# stdout, not the launcher refusing to start) and created nothing.
+if have python3; then
+  mkdir -p "$home/.config" "$out/w9"
+  for t in "$home/.config gh" "$home/.config gh/" "$out/w9 .env"; do
+    dir=${t% *}; n=${t#* }; nn=${n%/}
+    rm -rf "${dir:?}/$nn"
+    if have userns; then
+      python3 "$_scratch/detached.py" "$dir" "$n" >"$_out" 2>"$_err" || true
+      if [ -e "$dir/$nn" ]; then pass "9. control: unconfined the route creates $dir/$n"
+      else fail "9. control: unconfined the route did not create $dir/$nn: $(head -1 "$_out")"; fi
+      rm -rf "${dir:?}/$nn"
+    else
+      skip "userns: 9. control: the route needs a user namespace unconfined"
+    fi
+    got=0
+    "$L" --sandbox --protect-secrets --project "$proj" --add-dir "$dir" -- \
+      python3 "$_scratch/detached.py" "$dir" "$n" >"$_out" 2>"$_err" || got=$?
+    if [ -e "$dir/$nn" ]; then fail "9. $dir/$nn was created through a detached mount"; rm -rf "${dir:?}/$nn"
+    elif [ "$got" = 126 ] || ! grep -qE '^(unshare|open_tree|create):' "$_out"; then
+      fail "9. $dir/$nn: the route never ran (exit $got): $(head -1 "$_err")"
+    else pass "9. $dir/$n through a detached mount is refused: $(head -1 "$_out")"; fi
   done
-  # Without protection the same route creates the name: the case can fail.
-  # (Unconfined: the home is never a writable root since issue 16.)
-  python3 "$_scratch/detached.py" "$home" .npmrc >"$_out" 2>&1 || true
-  if [ -e "$home/.npmrc" ]; then pass "9. control: the route creates ~/.npmrc when nothing is protected"
-  else skip "9. control: this kernel or filter refuses the route anyway: $(head -1 "$_out")"; fi
-  rm -f "$home/.npmrc"
+  rmdir "$home/.config"
 fi
 
 # ---- 8. background processes outlive the run ----

@@ -124,17 +124,17 @@ refused "the home as the working directory is refused" sh -c "cd '$HOME' && exec
 refused "a tool server started in the home is refused" sh -c "cd '$HOME' && exec '$L' --tool-server -- true"
 expect_status 0 "legit: a tool server in its own directory" sh -c "cd '$base' && exec '$L' --tool-server -- true"
 
-if [ "$me" = 0 ]; then
-  ahome=$(getent passwd 0 | cut -d: -f6)
-  refused "cd ~root && env -u HOME: the account's home is still refused" \
+if have own_home; then
+  ahome=$(getent passwd "$me" | cut -d: -f6)
+  refused "cd ~ && env -u HOME: the account's home is still refused" \
     sh -c "cd '$ahome' && exec env -u HOME '$L' --sandbox -- true"
-  refused "cd ~root && HOME=/nonexistent: still refused" \
+  refused "cd ~ && HOME=/nonexistent: still refused" \
     sh -c "cd '$ahome' && HOME=/nonexistent exec '$L' --sandbox -- true"
-  refused "cd ~root && HOME=/: still refused" sh -c "cd '$ahome' && HOME=/ exec '$L' --sandbox -- true"
-  refused "cd ~root && HOME=relative: still refused" \
+  refused "cd ~ && HOME=/: still refused" sh -c "cd '$ahome' && HOME=/ exec '$L' --sandbox -- true"
+  refused "cd ~ && HOME=relative: still refused" \
     sh -c "cd '$ahome' && HOME=rel exec '$L' --sandbox -- true"
   # A project reached through the user's own link (~/code -> /data/code).
-  case $ahome in /tmp/* | /var/tmp/*) skip "the account's home is in a shared temp dir" ;; *)
+  case $ahome in /tmp/* | /var/tmp/*) skip "home_not_tmp: the account's home is in a shared temp dir" ;; *)
     mkdir -p "$base/data/code/proj"
     link=$ahome/.sbx-roots-code.$$
     ln -s "$base/data/code" "$link"
@@ -146,7 +146,7 @@ if [ "$me" = 0 ]; then
     rm -f "$link" ;;
   esac
 else
-  skip "the account's home of $(id -un) is not ours to use (env -u HOME cases run as root)"
+  skip "own_home: the account's home of $(id -un) is missing or not ours to use"
 fi
 
 # --explain shows what each root resolved to.

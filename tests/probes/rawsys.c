@@ -6,10 +6,14 @@
  *      s:T  a pointer to the string T (in 32-bit addressable memory)
  *      b:   a pointer to a zeroed 4096-byte buffer (likewise)
  *      d:P  a descriptor: open(P, O_RDONLY) (a directory is fine)
- * The number comes from libseccomp's tables for that ABI. Exit 0: the call
+ * The number comes from libseccomp's tables for that ABI; NAME "nr:N" is
+ * the number N itself, for calls newer than those tables (the same number
+ * on both ABIs since Linux 5.1). Exit 0: the call
  * returned >= 0 ("ok N"); 1: it failed ("errno N"); 2: NAME does not exist on
  * that ABI, or the ABI is not available here; 3: usage. Death by a signal is
- * the filter's verdict, read by the caller. */
+ * the filter's verdict, read by the caller. For setrlimit and prlimit64 it
+ * also prints RLIMIT_CORE before and after the call (a second line, "core S/H -> S/H"), so
+ * the filters' silent no-op on RLIMIT_CORE can be told from a real change. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -39,6 +44,8 @@ int main(int argc, char **argv)
     char *low;
     size_t used = 0;
     long ret;
+    struct rlimit core0 = {0, 0}, core1 = {0, 0};
+    int show_core;
 
     if (argc < 3 || argc > 9 || (strcmp(argv[1], "64") != 0 && strcmp(argv[1], "32") != 0)) {
         fprintf(stderr, "usage: rawsys 64|32 NAME [i:N|s:TEXT|b:|d:PATH]...\n");
@@ -51,7 +58,10 @@ int main(int argc, char **argv)
         return 2;
     }
 #endif
-    nr = seccomp_syscall_resolve_name_arch(compat ? SCMP_ARCH_X86 : SCMP_ARCH_NATIVE, argv[2]);
+    if (strncmp(argv[2], "nr:", 3) == 0)
+        nr = atoi(argv[2] + 3);
+    else
+        nr = seccomp_syscall_resolve_name_arch(compat ? SCMP_ARCH_X86 : SCMP_ARCH_NATIVE, argv[2]);
     if (nr < 0) {
         printf("%s does not exist on this ABI\n", argv[2]);
         return 2;
@@ -84,6 +94,11 @@ int main(int argc, char **argv)
             return 3;
         }
     }
+    show_core = strcmp(argv[2], "setrlimit") == 0 || strcmp(argv[2], "prlimit64") == 0;
+    if (show_core && getrlimit(RLIMIT_CORE, &core0) != 0) {
+        perror("getrlimit");
+        return 3;
+    }
 #if defined(__x86_64__)
     if (compat) {
         if (argc > 8) {
@@ -98,10 +113,18 @@ int main(int argc, char **argv)
     } else
 #endif
         ret = syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-    if (ret < 0) {
+    if (ret < 0)
         printf("errno %d (%s)\n", errno, strerror(errno));
-        return 1;
+    else
+        printf("ok %ld\n", ret);
+    if (show_core) {
+        if (getrlimit(RLIMIT_CORE, &core1) != 0) {
+            perror("getrlimit");
+            return 3;
+        }
+        printf("core %llu/%llu -> %llu/%llu\n", (unsigned long long)core0.rlim_cur,
+               (unsigned long long)core0.rlim_max, (unsigned long long)core1.rlim_cur,
+               (unsigned long long)core1.rlim_max);
     }
-    printf("ok %ld\n", ret);
-    return 0;
+    return ret < 0 ? 1 : 0;
 }
