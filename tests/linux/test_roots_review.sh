@@ -49,7 +49,7 @@ if [ "$me" = 0 ]; then
       "$L" --sandbox --project "$base" --add-dir /var/run -- true
   fi
 else
-  skip "no directory of nobody's outside the shared temp dirs (unit test covers a user's links)"
+  skip "root: the planted-link cases need a directory outside the shared temp dirs, which nobody has none of (a unit test covers a user's links)"
 fi
 
 # ---- 2. cache overrides naming a tool's home ----

@@ -15,7 +15,7 @@ SIGSYS_STATUS=$((128 + $(kill -l SYS)))
 proj=$_scratch/proj
 mkdir -p "$proj"
 cd "$proj" || exit 1
-export HOME=$_scratch
+export HOME=$_home
 
 # Recipes: rawsys arguments that reach the kernel without side effects (a
 # missing path, a bad descriptor, an invalid size), keyed "syscall" or
