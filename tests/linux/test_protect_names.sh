@@ -44,5 +44,9 @@ unset XDG_CONFIG_HOME CARGO_HOME GNUPGHOME AWS_SHARED_CREDENTIALS_FILE
 rm -f "$home/.npmrc.save"
 "${S[@]}" sh -c "echo $T > '$home/.npmrc.save'" >/dev/null 2>&1
 if [ -e "$home/.npmrc.save" ]; then fail "confined: ~/.npmrc.save was created"; else pass "confined: creating ~/.npmrc.save is refused"; fi
-sh -c "echo $T > '$home/.npmrc.save'" && [ -e "$home/.npmrc.save" ] && pass "unconfined: ~/.npmrc.save can be created" || fail "unconfined: ~/.npmrc.save cannot be created"
+if sh -c "echo $T > '$home/.npmrc.save'" && [ -e "$home/.npmrc.save" ]; then
+  pass "unconfined: ~/.npmrc.save can be created"
+else
+  fail "unconfined: ~/.npmrc.save cannot be created"
+fi
 finish
