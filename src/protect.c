@@ -6,7 +6,12 @@
 #include "internal.h"
 
 #include <errno.h>
+#ifndef _WIN32
+#include <dirent.h>
+#include <unistd.h>
+#endif
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -246,17 +251,51 @@ static int tail_matches(const char *pat, const char *path, size_t len, int backs
 
 /* An editor's or a tool's copy of a file keeps its secret: `.env~`,
  * `id_ed25519.bak`, `server.key.orig` match as `.env`, `id_ed25519` and
- * `server.key` do. The length of the suffix to strip, or 0. */
+ * `server.key` do; so do vim's second swap file (`.swo`) and GNU/Emacs
+ * numbered backups (`id_ed25519.~1~`). The length of the suffix to strip, or 0.
+ * SBX_SBPL_COPY_SUFFIX (src/macos/seatbelt.h) mirrors this list. */
 static size_t backup_suffix(const char *name, size_t len)
 {
-    static const char *const sfx[] = {"~", ".bak", ".orig", ".old", ".save", ".swp", ".backup"};
+    static const char *const sfx[] = {"~", ".bak", ".orig", ".old", ".save", ".swp", ".swo", ".backup"};
     size_t i, k;
+    /* ".~N~": digits between ".~" and "~". */
+    if (len > 4 && name[len - 1] == '~' && name[len - 2] >= '0' && name[len - 2] <= '9') {
+        for (k = len - 2; k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9'; k--)
+            ;
+        if (k >= 3 && name[k - 1] == '~' && name[k - 2] == '.' && k - 2 > 0)
+            return len - (k - 2);
+    }
     for (i = 0; i < sizeof sfx / sizeof sfx[0]; i++) {
         k = strlen(sfx[i]);
         if (len > k && sbx_strncasecmp_ascii(name + len - k, sfx[i], k) == 0)
             return k;
     }
     return 0;
+}
+
+/* vim's swap file of a name that is not hidden already: `.id_ed25519.swp`
+ * (and `.swo`) for `id_ed25519`. The length of the ".swp" suffix, the name
+ * being name[1..len-4), or 0. (Not mirrored by the macOS regexes, which only
+ * take suffixes: docs/protected-paths.md.) */
+static size_t vim_swap(const char *name, size_t len)
+{
+    if (len > 5 && name[0] == '.' &&
+        (sbx_strncasecmp_ascii(name + len - 4, ".swp", 4) == 0 ||
+         sbx_strncasecmp_ascii(name + len - 4, ".swo", 4) == 0))
+        return 4;
+    return 0;
+}
+
+/* Does one component `name` match the pattern component `pat`, itself or as
+ * a copy (backup suffixes, any number, or vim's swap form)? */
+static int copy_matches(const char *pat, const char *name, size_t len)
+{
+    size_t k;
+    if (sbx_protect_glob(pat, name, len))
+        return 1;
+    if ((k = vim_swap(name, len)) != 0 && copy_matches(pat, name + 1, len - 1 - k))
+        return 1;
+    return (k = backup_suffix(name, len)) != 0 && copy_matches(pat, name, len - k);
 }
 
 int sbx_protect_match_tail(const struct sbx_protect *list, size_t n, const char *path, size_t len,
@@ -277,6 +316,17 @@ int sbx_protect_match_tail(const struct sbx_protect *list, size_t n, const char 
         if (kk == SANDBOX_PROTECT_ALL)
             return kk;
         best = kk;
+    }
+    /* `.id_ed25519.swp` as `id_ed25519`: the component without its dot. */
+    if ((k = vim_swap(path + start, end - start)) != 0 && end < PATH_MAX) {
+        char buf[PATH_MAX];
+        memcpy(buf, path, start);
+        memcpy(buf + start, path + start + 1, end - start - 1 - k);
+        kk = sbx_protect_match_tail(list, n, buf, end - 1 - k, backslash);
+        if (kk == SANDBOX_PROTECT_ALL)
+            return kk;
+        if (kk > best)
+            best = kk;
     }
     for (i = 0; i < n; i++) {
         const char *pat = list[i].pattern, *last = pat, *c;
@@ -346,7 +396,10 @@ static int home_pattern_matches(const char *pat, const char *rest, size_t len, i
         start = i;
         while (i < len && rest[i] != '/')
             i++;
-        if (i == start || !sbx_protect_glob(p, rest + start, i - start))
+        /* The last component as the name itself or a copy of it
+         * (`~/.npmrc.bak`, `~/.kube~/config`); leading ones exactly. */
+        if (i == start || !(!p[plen] && !exact ? copy_matches(p, rest + start, i - start)
+                                                : sbx_protect_glob(p, rest + start, i - start)))
             return 0;
         if (!p[plen]) {
             while (exact && i < len && rest[i] == '/')
@@ -416,7 +469,19 @@ static int ancestor_of(const char *pat, const char *path, size_t len, const char
 int sbx_protect_refuses_ancestor(const struct sbx_protect *list, size_t n, const char *home_dir,
                                  const char *path, size_t len)
 {
-    size_t i;
+    size_t i, hl = home_dir ? strlen(home_dir) : 0;
+    while (hl > 1 && home_dir[hl - 1] == '/')
+        hl--;
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    /* The home itself, or a directory above it, renamed or exchanged into
+     * place (or a symlink made there) brings every "~/" name below it at once:
+     * they are leading parts of every "~/" pattern. */
+    if (hl > 0 && len > 0 && len <= hl && sbx_strncasecmp_ascii(path, home_dir, len) == 0 &&
+        (len == hl || home_dir[len] == '/') && !(len == 1 && path[0] == '/'))
+        for (i = 0; i < n; i++)
+            if (list[i].kind == SANDBOX_PROTECT_ALL && list[i].pattern[0] == '~')
+                return 1;
     for (i = 0; i < n; i++)
         if (list[i].kind == SANDBOX_PROTECT_ALL && ancestor_of(list[i].pattern, path, len, home_dir))
             return 1;
@@ -559,27 +624,99 @@ static char *real_variant(const char *abs)
     return out;
 }
 
-/* Paths a tool is told to use by the environment: the Docker client's
- * config directory and kubectl's config files (a ':'-separated list). */
-static int push_env_paths(sbx_resolved *r, int targets)
+/* Credential locations a tool is told by the environment to use instead of
+ * its place in home (one reason each in docs/protected-paths.md): a file or
+ * directory the variable names, or names below it. */
+static const struct {
+    const char *var;
+    const char *below; /* "" for the path itself */
+    int list;          /* a ':'-separated list (KUBECONFIG) */
+} env_paths[] = {
+    {"DOCKER_CONFIG", "", 0},
+    {"KUBECONFIG", "", 1},
+    {"XDG_CONFIG_HOME", "/gh", 0},
+    {"XDG_CONFIG_HOME", "/git/credentials", 0},
+    {"XDG_CONFIG_HOME", "/gcloud", 0},
+    {"CARGO_HOME", "/credentials", 0},
+    {"CARGO_HOME", "/credentials.toml", 0},
+    {"GNUPGHOME", "", 0},
+    {"CLOUDSDK_CONFIG", "", 0},
+    {"AZURE_CONFIG_DIR", "", 0},
+    {"AWS_SHARED_CREDENTIALS_FILE", "", 0},
+    {"AWS_CONFIG_FILE", "", 0},
+    {"NPM_CONFIG_USERCONFIG", "", 0},
+    {"npm_config_userconfig", "", 0},
+    {"TF_CLI_CONFIG_FILE", "", 0},
+};
+
+/* Each path the environment names; a relative one from the command's working
+ * directory, where the tool resolves it. */
+static int push_env_paths(const sandbox_policy *p, sbx_resolved *r, int targets)
 {
-    const char *d = getenv("DOCKER_CONFIG"), *k = getenv("KUBECONFIG"), *c;
-    char buf[PATH_MAX];
-    size_t n;
+    char buf[PATH_MAX], cwd[PATH_MAX], full[2 * PATH_MAX];
+    const char *base = p->working_dir, *base_used;
+    size_t i, n;
     int rc = SANDBOX_OK;
-    if (d && d[0] == '/' && strlen(d) < sizeof buf)
-        rc = push(&r->protect_home, &r->n_protect_home, d, "", "", SANDBOX_PROTECT_ALL, targets);
-    for (c = k; rc == SANDBOX_OK && c && *c; c += n + (c[n] == ':')) {
-        n = strcspn(c, ":");
-        if (n > 0 && c[0] == '/' && n < sizeof buf) {
+    if (!base || base[0] != '/')
+        base = getcwd(cwd, sizeof cwd);
+    for (i = 0; rc == SANDBOX_OK && i < sizeof env_paths / sizeof env_paths[0]; i++) {
+        const char *v = getenv(env_paths[i].var), *c;
+        for (c = v; rc == SANDBOX_OK && c && *c; c += n + (c[n] == ':')) {
+            n = env_paths[i].list ? strcspn(c, ":") : strlen(c);
+            if (n == 0 || n >= sizeof buf)
+                continue;
             memcpy(buf, c, n);
             buf[n] = '\0';
-            rc = push(&r->protect_home, &r->n_protect_home, buf, "", "", SANDBOX_PROTECT_ALL,
-                      targets);
+            if (buf[0] == '/')
+                base_used = "";
+            else if (base && base[0] == '/')
+                base_used = base;
+            else
+                continue;
+            if ((size_t)snprintf(full, sizeof full, "%s%s%s", base_used,
+                                 !base_used[0] || strcmp(base_used, "/") == 0 ? "" : "/",
+                                 buf) >= sizeof full)
+                continue;
+            trim_home(full);
+            rc = push(&r->protect_home, &r->n_protect_home, full, env_paths[i].below, "",
+                      SANDBOX_PROTECT_ALL, targets);
         }
     }
     return rc;
 }
+
+#ifndef _WIN32
+/* Copies of the "~/" names that exist (`~/.npmrc.bak`, `~/.kube.bak`,
+ * `~/.config/gcloud.~1~`): the directory each pattern ends in is listed and
+ * every copy of its last component masked like the name itself. */
+static int push_home_copies(sbx_resolved *r, const char *home, const char *rel, int kind,
+                            int targets)
+{
+    char dir[PATH_MAX];
+    const char *last = strrchr(rel, '/');
+    size_t dl;
+    DIR *d;
+    struct dirent *de;
+    int rc = SANDBOX_OK;
+    last = last ? last + 1 : rel;
+    if ((size_t)snprintf(dir, sizeof dir, "%s/%.*s", home, (int)(last - rel), rel) >= sizeof dir)
+        return SANDBOX_OK;
+    dl = strlen(dir);
+    while (dl > 1 && dir[dl - 1] == '/')
+        dir[--dl] = '\0';
+    if (!(d = opendir(dir)))
+        return SANDBOX_OK;
+    while (rc == SANDBOX_OK && (de = readdir(d)) != NULL) {
+        size_t nl = strlen(de->d_name);
+        if (sbx_protect_glob(last, de->d_name, nl) || !copy_matches(last, de->d_name, nl))
+            continue;
+        rc = push(&r->protect_home, &r->n_protect_home, dir, strcmp(dir, "/") == 0 ? "" : "/",
+                  de->d_name, kind, targets);
+    }
+    closedir(d);
+    return rc;
+}
+#endif
 
 int sbx_protect_resolve(const sandbox_policy *p, sbx_resolved *r)
 {
@@ -612,9 +749,16 @@ int sbx_protect_resolve(const sandbox_policy *p, sbx_resolved *r)
         for (j = 0; rc == SANDBOX_OK && j < n_homes && !has_glob(rel); j++)
             rc = push(&r->protect_home, &r->n_protect_home, homes[j], sep, rel, e->kind,
                       e->targets);
+#ifndef _WIN32
+        for (j = 0; rc == SANDBOX_OK && j < n_homes && e->pattern[0] == '~' && !has_glob(rel) &&
+                    r->target == host_target();
+             j++)
+            rc = push_home_copies(r, homes[j], rel, e->kind, e->targets);
+#endif
     }
-    if (rc == SANDBOX_OK && wanted && r->target != SANDBOX_TARGET_WINDOWS)
-        rc = push_env_paths(r, ALL_TARGETS);
+    /* This process's environment is the command's only on this machine. */
+    if (rc == SANDBOX_OK && wanted && r->target != SANDBOX_TARGET_WINDOWS && r->target == host_target())
+        rc = push_env_paths(p, r, ALL_TARGETS);
     /* The same paths by their real names, where a symlink on the way moves
      * them (a dotfile manager's ~/.config). */
     n_exact = r->n_protect_home;

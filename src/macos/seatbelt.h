@@ -111,10 +111,10 @@ size_t sbx_seatbelt_mach_services(const sbx_resolved *r, const char **out, size_
  * makes it return SANDBOX_E_INVALID and append nothing. */
 int sbx_sbpl_name_regex(sbx_buf *b, const char *pattern);
 /* The copy suffixes every name regex accepts before its end, as the matcher
- * strips them (src/protect.c, backup_suffix): ~ .bak .orig .old .save .swp .backup. */
+ * strips them (src/protect.c, backup_suffix): ~ .bak .orig .old .save .swp .swo .backup .~N~. */
 #define SBX_SBPL_COPY_SUFFIX                                                                      \
     "(~|[.]([bB][aA][kK]|[oO][rR][iI][gG]|[oO][lL][dD]|[sS][aA][vV][eE]|[sS][wW][pP]|"           \
-    "[bB][aA][cC][kK][uU][pP]))*"
+    "[sS][wW][oO]|[bB][aA][cC][kK][uU][pP]|~[0-9][0-9]*~))*"
 
 /* Append s as an SBPL string literal, quotes included: '"' and '\' are
  * backslash-escaped; bytes >= 0x80 pass through (they can never form a quote

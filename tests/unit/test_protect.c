@@ -239,6 +239,96 @@ static void test_creation_guard_decisions(void **state)
     sandbox_policy_free(p);
 }
 
+/* Review 18c: copies of home credentials, vim's and GNU's copy names, and
+ * the home itself or its ancestors renamed into place. */
+static void test_copies_of_home_credentials_and_the_home_renamed(void **state)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    sbx_resolved r;
+    sandbox_error err;
+    static const char *const refused[] = {
+        "/home/me/.npmrc.bak", "/home/me/.pgpass~", "/home/me/.git-credentials.orig",
+        "/home/me/.my.cnf.old", "/home/me/.config/gcloud.bak", "/home/me/.kube.bak/config",
+        "/home/me/.docker~/config.json", "/home/me/.npmrc.save", "/home/me/.npmrc.swo",
+        "/home/me/..npmrc.swp", "/home/me/.npmrc.~1~", "/home/me/.config/gh.~12~/hosts.yml",
+        "/p/.id_ed25519.swp", "/p/.id_ed25519.swo", "/p/id_ed25519.~1~", "/p/.env.~3~",
+        "/p/keys/.server.pem.swp"};
+    static const char *const allowed[] = {"/home/me/.npmrc.d", "/home/me/.npmrcx.bak",
+                                          "/home/me/x/.npmrc.bak", "/p/.npmrc.bak",
+                                          "/p/.id_ed25519.txt", "/p/id_ed25519.~x~",
+                                          "/p/.notes.swp", "/p/id_ed25519.~~"};
+    static const char *const ancestors[] = {"/home/me", "/home", "/HOME/me"};
+    static const char *const not_ancestors[] = {"/home/me2", "/home/m", "/var"};
+    size_t i;
+    (void)state;
+    setenv("HOME", "/home/me", 1);
+    sandbox_policy_protect_defaults(p);
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
+    for (i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (!refuses(&r, refused[i]))
+            fail_msg("creating %s is not refused", refused[i]);
+    for (i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
+        if (refuses(&r, allowed[i]))
+            fail_msg("creating %s is refused", allowed[i]);
+    for (i = 0; i < sizeof ancestors / sizeof ancestors[0]; i++)
+        if (!sbx_protect_refuses_ancestor(r.protect, r.n_protect, "/home/me", ancestors[i],
+                                          strlen(ancestors[i])))
+            fail_msg("%s (the home or an ancestor) is not refused as a leading part", ancestors[i]);
+    for (i = 0; i < sizeof not_ancestors / sizeof not_ancestors[0]; i++)
+        if (sbx_protect_refuses_ancestor(r.protect, r.n_protect, "/home/me", not_ancestors[i],
+                                         strlen(not_ancestors[i])))
+            fail_msg("%s is refused as a leading part", not_ancestors[i]);
+    sbx_resolved_free(&r);
+    sandbox_policy_free(p);
+}
+
+/* Has r.protect_home the exact path `want`? */
+static int has_home_path(const sbx_resolved *r, const char *want)
+{
+    size_t i;
+    for (i = 0; i < r->n_protect_home; i++)
+        if (strcmp(r->protect_home[i].pattern, want) == 0)
+            return 1;
+    return 0;
+}
+
+/* Credentials that environment variables move, absolute or relative to the
+ * working directory, as the tools read them. */
+static void test_credential_locations_moved_by_the_environment(void **state)
+{
+    static const char *const vars[][2] = {
+        {"XDG_CONFIG_HOME", "/x/cfg"}, {"CARGO_HOME", "/x/cargo"}, {"GNUPGHOME", "/x/gpg"},
+        {"CLOUDSDK_CONFIG", "/x/gcloud"}, {"AZURE_CONFIG_DIR", "/x/az"},
+        {"AWS_SHARED_CREDENTIALS_FILE", "/x/aws/creds"}, {"AWS_CONFIG_FILE", "/x/aws/config"},
+        {"NPM_CONFIG_USERCONFIG", "/x/npmrc"}, {"npm_config_userconfig", "/x/npmrc2"},
+        {"TF_CLI_CONFIG_FILE", "/x/tfrc"}, {"DOCKER_CONFIG", "dc"}, {"KUBECONFIG", "kc/config:/x/kube2"}};
+    static const char *const want[] = {
+        "/x/cfg/gh", "/x/cfg/git/credentials", "/x/cfg/gcloud", "/x/cargo/credentials",
+        "/x/cargo/credentials.toml", "/x/gpg", "/x/gcloud", "/x/az", "/x/aws/creds",
+        "/x/aws/config", "/x/npmrc", "/x/npmrc2", "/x/tfrc", "/w/proj/dc", "/w/proj/kc/config",
+        "/x/kube2"};
+    sandbox_policy *p = sandbox_policy_new();
+    sbx_resolved r;
+    sandbox_error err;
+    size_t i;
+    (void)state;
+    setenv("HOME", "/home/me", 1);
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        setenv(vars[i][0], vars[i][1], 1);
+    assert_int_equal(sandbox_policy_set_working_dir(p, "/w/proj"), SANDBOX_OK);
+    sandbox_policy_protect_defaults(p);
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
+    for (i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!has_home_path(&r, want[i]))
+            fail_msg("%s is not protected", want[i]);
+    assert_true(refuses(&r, "/w/proj/dc/config.json"));
+    assert_true(refuses(&r, "/x/cfg/gh/hosts.yml"));
+    sbx_resolved_free(&r);
+    sandbox_policy_free(p);
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        unsetenv(vars[i][0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +340,8 @@ int main(void)
         cmocka_unit_test(test_add_remove_and_validation),
         cmocka_unit_test(test_resolved_form_per_target),
         cmocka_unit_test(test_creation_guard_decisions),
+        cmocka_unit_test(test_copies_of_home_credentials_and_the_home_renamed),
+        cmocka_unit_test(test_credential_locations_moved_by_the_environment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1145,7 +1145,7 @@ static void test_name_regex_agrees_with_the_matcher(void **state)
                                            "config/credentials", "a?c", "*", "x*y*z"};
     static const char *const paths[] = {
         "/p/.env", "/p/sub/.ENV", "/p/conf/.env.local", "/p/env.md", "/p/.envrc", "/p/.env/x",
-        "/p/x.env", "/p/keys/server.pem", "/p/keys/server.pem.bak", "/p/keys/a.PEM/inner",
+        "/p/x.env", "/p/keys/server.pem", "/p/keys/server.pem.bak", "/p/keys/server.pem.swo", "/p/.env.~2~", "/p/.env.~~", "/h/id_rsa.~1~.bak", "/p/keys/a.PEM/inner",
         "/p/.git/config", "/p/.gitignore", "/p/a.git", "/h/id_rsa_work", "/h/id_rsa",
         "/p/config/credentials", "/p/config/credentials/x", "/p/myconfig/credentials",
         "/p/config/credentialsx", "/p/abc", "/p/ac", "/p/aXc/d", "/p/xAyBz", "/p/xz", "/",
