@@ -650,6 +650,75 @@ static int check_physical_workdir(struct check *c, const sbx_resolved *r, const 
     return rc;
 }
 
+#ifdef __linux__
+/* Undo mountinfo's octal escapes (\040 for a space) in place. */
+static void mountinfo_unescape(char *s)
+{
+    char *o = s;
+    for (; *s; s++) {
+        if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+            s[3] >= '0' && s[3] <= '7') {
+            *o++ = (char)(((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0'));
+            s += 3;
+        } else {
+            *o++ = *s;
+        }
+    }
+    *o = '\0';
+}
+
+/* Landlock's "beneath" crosses mounts: a bind of "/" or of a home mounted
+ * below a root would make it writable through the root. One read of the
+ * mount table; each mount point below a root is compared, by the device and
+ * inode of what is mounted there, with "/", the homes and their ancestors. */
+static int check_mounts_beneath(struct check *c, const sbx_resolved *r)
+{
+    FILE *m;
+    char *line = NULL;
+    size_t cap = 0, j;
+    int rc = SANDBOX_OK;
+    if (!c->f->on_host || c->target != SANDBOX_TARGET_LINUX || c->n_ids == 0)
+        return SANDBOX_OK;
+    m = fopen("/proc/self/mountinfo", "re");
+    if (!m)
+        return SANDBOX_OK; /* no /proc: docs/threat-model.md, limits */
+    while (rc == SANDBOX_OK && getline(&line, &cap, m) > 0) {
+        char *save = NULL, *mp = strtok_r(line, " ", &save);
+        int k;
+        struct stat st;
+        struct sbx_path_fact id;
+        for (k = 0; mp && k < 4; k++)
+            mp = strtok_r(NULL, " ", &save); /* id parent maj:min root mount-point */
+        if (!mp)
+            continue;
+        mountinfo_unescape(mp);
+        for (j = 0; j < r->n_roots; j++)
+            if (r->roots[j].kind != SBX_ROOT_DEV && c->facts[j].final &&
+                sbx_path_within(c->target, mp, c->facts[j].final))
+                break;
+        if (j == r->n_roots || stat(mp, &st) != 0)
+            continue;
+        memset(&id, 0, sizeof id);
+        id.exists = 1;
+        id.dev = (unsigned long long)st.st_dev;
+        id.ino = (unsigned long long)st.st_ino;
+        if (forbidden_id(c, &id, 0)) {
+            char name[512];
+            root_name(&r->roots[j], name, sizeof name);
+            rc = sbx_fail(c->err, SANDBOX_E_PATH, 0,
+                          "refusing to make %s writable: the mount at %s below it shows the "
+                          "file system root, your home or one of its ancestors (a bind mount), "
+                          "and a grant beneath the root crosses into it; unmount it or choose "
+                          "a root without it",
+                          name, mp);
+        }
+    }
+    free(line);
+    fclose(m);
+    return rc;
+}
+#endif
+
 static int check_roots(sbx_resolved *r, int target, const struct sbx_facts *facts,
                        const char *physical_project, sandbox_error *err)
 {
@@ -676,6 +745,10 @@ static int check_roots(sbx_resolved *r, int target, const struct sbx_facts *fact
             rc = check_root(&c, r, i);
     if (rc == SANDBOX_OK && physical_project)
         rc = check_physical_workdir(&c, r, physical_project);
+#ifdef __linux__
+    if (rc == SANDBOX_OK)
+        rc = check_mounts_beneath(&c, r);
+#endif
     /* Grant what was checked: the canonical path, with the host's spelling
      * kept for --explain. Windows keeps the spelling: its backend opens it. */
     for (i = 0; rc == SANDBOX_OK && i < r->n_roots; i++) {

@@ -89,4 +89,27 @@ for d in .cache/tmp tmp; do
   written "$th/$d/f"
 done
 
+# ---- 3. a bind of / mounted below a root (Landlock's beneath crosses mounts) ----
+if ! have root; then
+  skip "root: mounting a bind of / below the project needs root (nobody cannot mount)"
+elif ! have mountns; then
+  skip "mountns: no private mount namespace to bind / in"
+else
+  mp=$base/nproj/rootfs
+  mkdir "$mp"
+  inns() { # CMD...: in a private mount namespace with MOUNT (a mount command) done at $mp
+    MP=$mp NPROJ=$base/nproj unshare -m --propagation private sh -c \
+      "$MOUNT \"\$MP\" && cd \"\$NPROJ\" && exec \"\$@\"" sh "$@"
+  }
+  MOUNT="mount --rbind /"
+  refused "a bind of / under the project is refused" \
+    inns "$L" --sandbox --project "$base/nproj" -- sh -c "echo T > '$mp$victim/e5'"
+  unwritten "$victim/e5"
+  expect_status 0 "unconfined, the bind reaches the victim" inns sh -c "echo T > '$mp$victim/e5'"
+  written "$victim/e5"
+  MOUNT="mount -t tmpfs sbx-cwd"
+  expect_status 0 "legit: a tmpfs under the project is writable" \
+    inns "$L" --sandbox --project "$base/nproj" -- sh -c "echo x > '$mp/f' && cat '$mp/f'"
+fi
+
 finish
