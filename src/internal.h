@@ -253,6 +253,7 @@ typedef int (*sbx_lookup_fn)(void *ctx, int target, const char *path, struct sbx
 struct sbx_facts {
     const char *cwd;          /* the working directory; NULL: unknown */
     int cwd_errno;            /* why it is unknown */
+    int cwd_physical;         /* cwd is getcwd()'s: the kernel resolved its links unseen */
     const char *env_home;     /* $HOME (%USERPROFILE% on Windows) as set, or NULL */
     const char *account_home; /* the user database's home, or NULL */
     const char *env_temp;     /* $TMPDIR (%TEMP%) as set, or NULL */

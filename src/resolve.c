@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #ifndef _WIN32
+#  include <sys/stat.h>
 #  include <unistd.h>
 #else
 #  include <direct.h>
@@ -183,6 +184,12 @@ static const char *const home_caches_win[] = {
     "AppData\\Local",   ".cache",          ".npm",            ".cargo\\registry",
     ".cargo\\git",      "go\\pkg\\mod",     ".gradle\\caches", ".gradle\\wrapper",
     ".gradle\\daemon",  ".gradle\\native",  ".m2\\repository", ".bun\\install\\cache"};
+
+/* Where an environment TMPDIR may live inside a home: the cache homes and
+ * the home's own tmp, never a dot directory of configuration or keys
+ * (~/.ssh, ~/.config, ~/.local) nor the home's plain files. */
+static const char *const home_temps_unix[] = {".cache", "Library/Caches", "tmp"};
+static const char *const home_temps_win[] = {"AppData\\Local\\Temp", ".cache", "tmp"};
 
 /* Link parents that are the system's own for root (owning a directory
  * proves nothing for root, so the place must): /var/run -> /run and
@@ -403,12 +410,15 @@ static int forbidden_id(const struct check *c, const struct sbx_path_fact *f, in
     return 0;
 }
 
-static int in_home_cache(const struct check *c, const char *final, const char *home)
+static int in_home_dirs(const struct check *c, const char *final, const char *home, int temp)
 {
     int win = c->target == SANDBOX_TARGET_WINDOWS;
-    const char *const *list = win ? home_caches_win : home_caches_unix;
-    size_t n = win ? sizeof home_caches_win / sizeof home_caches_win[0]
-                   : sizeof home_caches_unix / sizeof home_caches_unix[0], i;
+    const char *const *list = temp ? (win ? home_temps_win : home_temps_unix)
+                                   : (win ? home_caches_win : home_caches_unix);
+    size_t n = temp ? (win ? sizeof home_temps_win / sizeof home_temps_win[0]
+                           : sizeof home_temps_unix / sizeof home_temps_unix[0])
+                    : (win ? sizeof home_caches_win / sizeof home_caches_win[0]
+                           : sizeof home_caches_unix / sizeof home_caches_unix[0]), i;
     for (i = 0; i < n; i++) {
         char *dir = sbx_path_join(home, win ? '\\' : '/', list[i]);
         int in = dir && sbx_path_within(c->target, final, dir);
@@ -606,12 +616,24 @@ static int check_root(struct check *c, const sbx_resolved *r, size_t i)
     /* A cache inside a home stays inside the home's cache locations. */
     for (h = 0; cache && h < c->n_homes; h++) {
         const char *home = c->homes[h].fact.final;
-        if (sbx_path_within(c->target, f->final, home) && !in_home_cache(c, f->final, home))
+        if (sbx_path_within(c->target, f->final, home) && !in_home_dirs(c, f->final, home, 0))
             return sbx_fail(c->err, SANDBOX_E_PATH, 0,
                             "refusing %s as a writable cache: it resolves to %s, inside your "
                             "home but outside its cache directories (~/.cache, ~/Library/Caches, "
                             "the package managers' own), where configuration and keys live; %s, "
                             "or grant it explicitly with --add-dir",
+                            name, f->final, hint_for(root));
+    }
+    /* A TMPDIR from the environment inside a home stays in the home's cache
+     * or tmp directories: being the caller's own and private is no proof it
+     * is scratch (~/.ssh is both). */
+    for (h = 0; root->from && root->kind == SBX_ROOT_TEMP && h < c->n_homes; h++) {
+        const char *home = c->homes[h].fact.final;
+        if (sbx_path_within(c->target, f->final, home) && !in_home_dirs(c, f->final, home, 1))
+            return sbx_fail(c->err, SANDBOX_E_PATH, 0,
+                            "refusing %s as a writable root: it resolves to %s, inside your "
+                            "home but outside its cache and tmp directories (~/.cache, "
+                            "~/Library/Caches, ~/tmp), where configuration and keys live; %s",
                             name, f->final, hint_for(root));
     }
     /* Root owns most of the system: owning a directory proves nothing. */
@@ -631,8 +653,104 @@ static int check_root(struct check *c, const sbx_resolved *r, size_t i)
 }
 
 /* Look every root up, check it, then grant what it resolved to. */
+/* A default working directory from getcwd() had its links resolved by the
+ * kernel, so a link planted on the way to it (~/proj/keys -> ~/.ssh) cannot
+ * be seen: it must at least lie inside the project the host named. */
+static int check_physical_workdir(struct check *c, const sbx_resolved *r, const char *project)
+{
+    struct sbx_path_fact pf;
+    size_t i;
+    int rc = SANDBOX_OK;
+    for (i = 0; i < r->n_roots && r->roots[i].kind != SBX_ROOT_WORKDIR; i++)
+        ;
+    if (i == r->n_roots)
+        return SANDBOX_OK;
+    rc = lookup(c, project, &pf);
+    if (rc != SANDBOX_OK)
+        return rc;
+    if (!pf.unresolved && !sbx_path_within(c->target, c->facts[i].final, pf.final))
+        rc = sbx_fail(c->err, SANDBOX_E_PATH, 0,
+                      "refusing workdir root %s as a writable root: the working directory "
+                      "was not given, and the current one (%s, as the kernel resolved it: "
+                      "$PWD does not name it, so the path it was reached by is unknown) lies "
+                      "outside the project %s, where a link planted by an earlier launch could "
+                      "have led; %s",
+                      r->roots[i].path, c->facts[i].final, pf.final, hint_for(&r->roots[i]));
+    sbx_path_fact_free(&pf);
+    return rc;
+}
+
+#ifdef __linux__
+/* Undo mountinfo's octal escapes (\040 for a space) in place. */
+static void mountinfo_unescape(char *s)
+{
+    char *o = s;
+    for (; *s; s++) {
+        if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+            s[3] >= '0' && s[3] <= '7') {
+            *o++ = (char)(((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0'));
+            s += 3;
+        } else {
+            *o++ = *s;
+        }
+    }
+    *o = '\0';
+}
+
+/* Landlock's "beneath" crosses mounts: a bind of "/" or of a home mounted
+ * below a root would make it writable through the root. One read of the
+ * mount table; each mount point below a root is compared, by the device and
+ * inode of what is mounted there, with "/", the homes and their ancestors. */
+static int check_mounts_beneath(struct check *c, const sbx_resolved *r)
+{
+    FILE *m;
+    char *line = NULL;
+    size_t cap = 0, j;
+    int rc = SANDBOX_OK;
+    if (!c->f->on_host || c->target != SANDBOX_TARGET_LINUX || c->n_ids == 0)
+        return SANDBOX_OK;
+    m = fopen("/proc/self/mountinfo", "re");
+    if (!m)
+        return SANDBOX_OK; /* no /proc: docs/threat-model.md, limits */
+    while (rc == SANDBOX_OK && getline(&line, &cap, m) > 0) {
+        char *save = NULL, *mp = strtok_r(line, " ", &save);
+        int k;
+        struct stat st;
+        struct sbx_path_fact id;
+        for (k = 0; mp && k < 4; k++)
+            mp = strtok_r(NULL, " ", &save); /* id parent maj:min root mount-point */
+        if (!mp)
+            continue;
+        mountinfo_unescape(mp);
+        for (j = 0; j < r->n_roots; j++)
+            if (r->roots[j].kind != SBX_ROOT_DEV && c->facts[j].final &&
+                sbx_path_within(c->target, mp, c->facts[j].final))
+                break;
+        if (j == r->n_roots || stat(mp, &st) != 0)
+            continue;
+        memset(&id, 0, sizeof id);
+        id.exists = 1;
+        id.dev = (unsigned long long)st.st_dev;
+        id.ino = (unsigned long long)st.st_ino;
+        if (forbidden_id(c, &id, 0)) {
+            char name[512];
+            root_name(&r->roots[j], name, sizeof name);
+            rc = sbx_fail(c->err, SANDBOX_E_PATH, 0,
+                          "refusing to make %s writable: the mount at %s below it shows the "
+                          "file system root, your home or one of its ancestors (a bind mount), "
+                          "and a grant beneath the root crosses into it; unmount it or choose "
+                          "a root without it",
+                          name, mp);
+        }
+    }
+    free(line);
+    fclose(m);
+    return rc;
+}
+#endif
+
 static int check_roots(sbx_resolved *r, int target, const struct sbx_facts *facts,
-                       sandbox_error *err)
+                       const char *physical_project, sandbox_error *err)
 {
     struct check c;
     size_t i, j, h;
@@ -655,6 +773,12 @@ static int check_roots(sbx_resolved *r, int target, const struct sbx_facts *fact
     for (i = 0; rc == SANDBOX_OK && i < r->n_roots; i++)
         if (r->roots[i].kind != SBX_ROOT_DEV)
             rc = check_root(&c, r, i);
+    if (rc == SANDBOX_OK && physical_project)
+        rc = check_physical_workdir(&c, r, physical_project);
+#ifdef __linux__
+    if (rc == SANDBOX_OK)
+        rc = check_mounts_beneath(&c, r);
+#endif
     /* Grant what was checked: the canonical path, with the host's spelling
      * kept for --explain. Windows keeps the spelling: its backend opens it. */
     for (i = 0; rc == SANDBOX_OK && i < r->n_roots; i++) {
@@ -798,7 +922,9 @@ int sbx_resolve_with(const sandbox_policy *p, int target, const struct sbx_facts
         }
         rc = sbx_presets_add_cache_roots(p, r, target == host_target(), err);
         if (rc == SANDBOX_OK)
-            rc = check_roots(r, target, facts, err);
+            rc = check_roots(r, target, facts,
+                             !p->working_dir && facts->cwd_physical ? p->project_root : NULL,
+                             err);
         if (rc != SANDBOX_OK) {
             sbx_resolved_free(r);
             return rc;
@@ -847,9 +973,23 @@ int sbx_resolve(const sandbox_policy *p, int target, sbx_resolved *r, sandbox_er
         target = host_target();
     unix_like = target != SANDBOX_TARGET_WINDOWS;
     memset(&f, 0, sizeof f);
+    /* The default working directory: $PWD, the path the shell reached it
+     * by, when it names the same directory as "." (so a link on the way, a
+     * planted /tmp/p -> /etc, is seen and judged like any other root's);
+     * getcwd() otherwise, whose links the kernel already resolved. */
     if (!p->working_dir) {
-        cwd = current_dir();
-        f.cwd_errno = cwd ? 0 : errno;
+#ifndef _WIN32
+        const char *pwd = unix_like ? getenv("PWD") : NULL;
+        struct stat ps, ds;
+        if (pwd && pwd[0] == '/' && stat(pwd, &ps) == 0 && stat(".", &ds) == 0 &&
+            ps.st_dev == ds.st_dev && ps.st_ino == ds.st_ino)
+            cwd = sbx_strdup(pwd);
+#endif
+        if (!cwd) {
+            cwd = current_dir();
+            f.cwd_errno = cwd ? 0 : errno;
+            f.cwd_physical = 1;
+        }
     }
     f.cwd = cwd;
     f.env_home = getenv(unix_like ? "HOME" : "USERPROFILE");
