@@ -139,6 +139,12 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
         return SBX_STEP_ROOTFS;
     if (plan->mask && sbx_mask_apply(plan->mask, sys_errno) != 0)
         return SBX_STEP_MASK;
+    /* A directory opened outside still reaches the host's mounts. */
+    if (plan->rootfs || plan->mask) {
+        int step = sbx_fds_check(sys_errno);
+        if (step != SBX_STEP_NONE)
+            return step;
+    }
     /* The masks already emptied every set and locked the securebits; a second
      * drop would need the CAP_SETPCAP that is gone. */
     if (plan->drop_caps && !plan->mask) {
@@ -238,6 +244,14 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                         : e == EINVAL ? " (the kernel lacks seccomp user notification, Linux 5.0+)"
                         : e == ECHILD ? " (its child ended before it was ready)"
                                       : "");
+    case SBX_STEP_FD_DIR:
+    case SBX_STEP_FD_PATH:
+        return sbx_fail(err, SANDBOX_E_REFUSED, 0,
+                        "descriptor %d, inherited open, is %s: inside the sandbox's private "
+                        "mount namespace it would still reach the host's mounts, where protected "
+                        "paths are not masked and nothing is read-only; close it before the "
+                        "launch (e.g. %d<&-; --close-fds closes all but 0-2) or pass a file",
+                        e, step == SBX_STEP_FD_DIR ? "a directory" : "an O_PATH descriptor", e);
     default:
         return sbx_fail(err, SANDBOX_E_SYSTEM, e, "sandbox step %d failed: %s", step,
                         strerror(e));

@@ -26,6 +26,7 @@
  * malloc or stdio. */
 #define _GNU_SOURCE
 #include "linux.h"
+#include "landlock.h"
 #include "seccomp_rules.h"
 
 #include <errno.h>
@@ -157,7 +158,25 @@ int sbx_guard_available(char *detail, size_t size)
                  strerror(errno));
         return 0;
     }
-    snprintf(detail, size, "seccomp user notification");
+    {
+        /* Without signal scoping the command could kill its guard. */
+        const char *why = "";
+        int abi = sbx_landlock_abi(&why);
+        if (abi < 6) {
+            if (abi < 0)
+                snprintf(detail, size,
+                         "the creation guard needs Landlock ABI 6 (Linux 6.12+) so that the "
+                         "command cannot signal it; %s",
+                         why);
+            else
+                snprintf(detail, size,
+                         "the creation guard needs Landlock ABI 6 (Linux 6.12+) so that the "
+                         "command cannot signal it; this kernel has ABI %d",
+                         abi);
+            return 0;
+        }
+    }
+    snprintf(detail, size, "seccomp user notification, Landlock signal scoping");
     return 1;
 #else
     snprintf(detail, size, "no creation-guard program is built for this CPU architecture");
@@ -1334,6 +1353,29 @@ static int load(const struct sbx_bpf_insn *bpf, unsigned short len, unsigned lon
     return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
 }
 
+/* A nested Landlock domain that handles no access but scopes signals: the
+ * guard, outside it, can no longer be killed or stopped by the command
+ * (kill -9 $PPID ended the run without end_run, leaving setsid grandchildren
+ * alive and unguarded; SIGSTOP froze the launcher; issue 18), while the
+ * command still signals its own processes. Before the filters, which refuse
+ * landlock_restrict_self; sbx_guard_available requires ABI 6. */
+static int scope_signals(void)
+{
+    struct sbx_ll_ruleset_attr attr;
+    int fd, rc, e;
+
+    memset(&attr, 0, sizeof attr);
+    attr.scoped = SBX_LL_SCOPE_SIGNAL;
+    fd = sbx_ll_create_ruleset(&attr, sizeof attr, 0);
+    if (fd < 0)
+        return -1;
+    rc = sbx_ll_restrict_self(fd, 0);
+    e = errno;
+    close(fd);
+    errno = e;
+    return rc;
+}
+
 /* The command's side: load both programs, hand the listener over. Returns
  * only on success; on failure tells the parent and exits. */
 static void child_side(const struct sbx_linux_plan *plan, int sock, pid_t parent,
@@ -1355,7 +1397,11 @@ static void child_side(const struct sbx_linux_plan *plan, int sock, pid_t parent
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent)
         _exit(126);
     prctl(PR_SET_DUMPABLE, 1, 0, 0, 0); /* the parent is not; the guard must read us */
-    if (plan->bpf && load(plan->bpf, plan->bpf_len, 0) != 0) {
+    if (scope_signals() != 0) {
+        m.step = SBX_STEP_GUARD;
+        m.err = errno;
+    }
+    if (m.step == SBX_STEP_NONE && plan->bpf && load(plan->bpf, plan->bpf_len, 0) != 0) {
         m.step = SBX_STEP_SECCOMP;
         m.err = errno;
     }

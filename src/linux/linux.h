@@ -44,7 +44,11 @@ enum sbx_step {
     SBX_STEP_MASK = 5, /* protected paths: namespace, masks, caps, Landlock lock */
     SBX_STEP_CORE = 6, /* done first: core dumps off (RLIMIT_CORE 0) */
     SBX_STEP_GUARD = 7, /* the creation guard: fork, notify filter, listener */
-    SBX_STEP_ROOTFS = 8 /* root: read-only /proc/sys and /sys, a narrowed /dev */
+    SBX_STEP_ROOTFS = 8, /* root: read-only /proc/sys and /sys, a narrowed /dev */
+    /* An inherited descriptor that would reach the host's mounts from the
+     * private namespace; "errno" is its number (sbx_fds_check). */
+    SBX_STEP_FD_DIR = 9,
+    SBX_STEP_FD_PATH = 10
 };
 
 /* Build the plan. On success the caller owns plan->ruleset_fd (release with
@@ -237,6 +241,12 @@ void sbx_mask_free(struct sbx_mask_plan *plan);
  * capability and lock the mounts with a Landlock domain. Async-signal-safe;
  * call after no_new_privs. Returns 0, or -1 with *sys_errno set. NULL: no-op. */
 int sbx_mask_apply(const struct sbx_mask_plan *plan, int *sys_errno);
+/* After entering a private mount namespace (masks, root's rootfs): refuse a
+ * descriptor that survives exec and is a directory or O_PATH, since it still
+ * names the host's mounts, where nothing is masked or read-only (issue 18).
+ * Regular files, pipes, ttys and sockets stay. Async-signal-safe. Returns
+ * SBX_STEP_NONE, or SBX_STEP_FD_DIR/_FD_PATH with the fd in *sys_errno. */
+int sbx_fds_check(int *sys_errno);
 /* Entries in the plan, split by kind (any pointer may be NULL). */
 size_t sbx_mask_count(const struct sbx_mask_plan *plan, size_t *files, size_t *dirs,
                       size_t *readonly);

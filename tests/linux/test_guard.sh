@@ -208,6 +208,7 @@ expect_status 1 "guarded, protect only: the same" "$L" --protect-secrets --proje
 for _ in $(seq 60); do [ -s "$_out" ] && break; sleep 0.05; done
 sleep 0.2
 if [ -e after-kill.txt ]; then fail "a file was created after the guard was killed"; rm -f after-kill.txt
+elif grep -q "kill the guard: errno 1 " "$_out"; then pass "the command cannot signal its guard (EPERM)"
 elif grep -q "errno 38" "$_out"; then pass "once the guard is killed, creation fails with ENOSYS"
 else fail "no ENOSYS after the guard was killed: $(head -1 "$_out")"; fi
 

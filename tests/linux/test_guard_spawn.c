@@ -75,6 +75,47 @@ static void test_protected_name_cannot_be_created(void **state)
     sandbox_policy_free(p);
 }
 
+/* A directory given as stdin or kept open reaches the host's unmasked tree
+ * from the private namespace: refused before anything runs (issue 18). A
+ * regular file is still passed. */
+static void test_inherited_directory_is_refused(void **state)
+{
+    sandbox_policy *p = guarded_policy(SANDBOX_FS_CONFINED);
+    const char *argv[] = {"/bin/cat", "/proc/self/fd/0/.env", NULL};
+    sandbox_spawn_options o;
+    sandbox_process proc;
+    sandbox_error err;
+    char path[128];
+    int dir, file, st = -1;
+    (void)state;
+    snprintf(path, sizeof path, "%s/allowed-in.txt", project);
+    file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    assert_true(file >= 0);
+    close(file);
+    dir = open(project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(dir >= 0);
+    sandbox_spawn_options_init(&o);
+    o.stdin_fd = dir;
+    assert_int_not_equal(sandbox_spawn(p, argv, NULL, &o, &proc, &err), SANDBOX_OK);
+    assert_non_null(strstr(err.message, "descriptor 0"));
+    sandbox_spawn_options_init(&o);
+    o.keep_fds = &dir;
+    o.n_keep_fds = 1;
+    assert_int_not_equal(sandbox_spawn(p, argv, NULL, &o, &proc, &err), SANDBOX_OK);
+    assert_non_null(strstr(err.message, "is a directory"));
+    file = open(path, O_RDONLY | O_CLOEXEC);
+    assert_true(file >= 0);
+    sandbox_spawn_options_init(&o);
+    o.stdin_fd = file;
+    argv[1] = NULL;
+    assert_int_equal(sandbox_spawn(p, argv, NULL, &o, &proc, &err), SANDBOX_OK);
+    assert_int_equal(sandbox_wait(&proc, &st, &err), SANDBOX_OK);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    close(file);
+    close(dir);
+    sandbox_policy_free(p);
+}
+
 static void test_status_and_signals_pass_through(void **state)
 {
     sandbox_policy *p = guarded_policy(SANDBOX_FS_CONFINED);
@@ -196,6 +237,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_protected_name_cannot_be_created),
+        cmocka_unit_test(test_inherited_directory_is_refused),
         cmocka_unit_test(test_status_and_signals_pass_through),
         cmocka_unit_test(test_sigsys_kill_is_seen_by_the_host),
         cmocka_unit_test(test_many_guarded_spawns_from_threads_leak_nothing),
