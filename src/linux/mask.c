@@ -619,72 +619,244 @@ static int git_protect(struct walk *w, const char *target, const char *what, con
     return rc;
 }
 
-/* `value` as a path: "~/" from home, relative ones from `base`. */
-static void git_path(const struct walk *w, const char *base, const char *value, char *out,
-                     size_t size)
+/* `value` as a path: "~/" from home, relative ones from `base`. git expands
+ * "~/" with $HOME, which may differ from the account's home: the caller
+ * protects both (`alt` selects $HOME). */
+static int git_path(const struct walk *w, const char *base, const char *value, int alt, char *out,
+                    size_t size)
 {
-    if (value[0] == '~' && value[1] == '/' && w->r->home_dir)
-        snprintf(out, size, "%s/%s", w->r->home_dir, value + 2);
-    else if (value[0] == '/')
+    const char *home = alt ? w->r->home_alt : w->r->home_dir;
+    if (value[0] == '~' && value[1] == '/') {
+        if (!home)
+            return 0;
+        snprintf(out, size, "%s/%s", home, value + 2);
+    } else if (alt) {
+        return 0;
+    } else if (value[0] == '/') {
         snprintf(out, size, "%s", value);
-    else
+    } else {
         snprintf(out, size, "%s/%s", base, value);
+    }
+    return 1;
+}
+
+/* A config file read as git reads it (config.c: get_value/parse_value):
+ * sections `[name]`, `[name "sub"]`, `[name.sub]`, then keys on the same
+ * line or the next ones; values with quotes, backslash escapes and line
+ * continuations; `;`/`#` comments outside quotes. What this parser does not
+ * understand git rejects too, but the scan fails closed with a reason rather
+ * than guess which hooks the file names. */
+struct gitcfg {
+    const char *s, *end, *file;
+    int line;
+};
+
+static int cfg_bad(struct walk *w, const struct gitcfg *c, const char *why)
+{
+    return sbx_fail(w->err, SANDBOX_E_REFUSED, 0,
+                    "protected paths: cannot read the git config %s (line %d: %s), so the hooks "
+                    "it names cannot be protected; fix the file or run without protected paths",
+                    c->file, c->line, why);
+}
+
+static int cfg_peek(const struct gitcfg *c)
+{
+    return c->s < c->end ? (unsigned char)*c->s : -1;
+}
+
+static int cfg_get(struct gitcfg *c)
+{
+    int ch = cfg_peek(c);
+    if (ch < 0)
+        return -1;
+    c->s++;
+    if (ch == '\r' && cfg_peek(c) == '\n')
+        ch = *c->s++;
+    if (ch == '\n')
+        c->line++;
+    return ch;
+}
+
+static int cfg_value(struct walk *w, struct gitcfg *c, char *out, size_t size)
+{
+    size_t n = 0, space = 0;
+    int quote = 0, comment = 0, ch;
+    for (;;) {
+        ch = cfg_get(c);
+        if (ch == '\n' || ch < 0) {
+            if (quote)
+                return cfg_bad(w, c, "an unterminated quote");
+            break;
+        }
+        if (comment)
+            continue;
+        if ((ch == ' ' || ch == '\t') && !quote) {
+            if (n)
+                space++;
+            continue;
+        }
+        if (!quote && (ch == ';' || ch == '#')) {
+            comment = 1;
+            continue;
+        }
+        for (; space; space--)
+            if (n + 1 < size)
+                out[n++] = ' ';
+        if (ch == '\\') {
+            ch = cfg_get(c);
+            switch (ch) {
+            case '\n':
+                continue;
+            case 't': ch = '\t'; break;
+            case 'b': ch = '\b'; break;
+            case 'n': ch = '\n'; break;
+            case '\\': case '"': break;
+            default:
+                return cfg_bad(w, c, "a backslash escape git does not know");
+            }
+        } else if (ch == '"') {
+            quote = !quote;
+            continue;
+        }
+        if (n + 1 >= size)
+            return cfg_bad(w, c, "a value too long");
+        out[n++] = (char)ch;
+    }
+    out[n] = '\0';
+    return SANDBOX_OK;
+}
+
+static int git_config(struct walk *w, const char *file, const char *worktree, int depth);
+
+static int git_setting(struct walk *w, const char *file, const char *dir, const char *worktree,
+                       int depth, int is_hooks, const char *val)
+{
+    char target[PATH_MAX + 64];
+    int rc = SANDBOX_OK, alt;
+    for (alt = 0; rc == SANDBOX_OK && alt < 2; alt++) {
+        if (!git_path(w, is_hooks ? worktree : dir, val, alt, target, sizeof target))
+            continue;
+        if (is_hooks) {
+            rc = git_protect(w, target, "core.hooksPath", file);
+        } else {
+            rc = git_protect(w, target, "an included config", file);
+            if (rc == SANDBOX_OK && depth < 4)
+                rc = git_config(w, target, worktree, depth + 1);
+        }
+    }
+    return rc;
 }
 
 /* core.hooksPath and [include]/[includeIf] path in one config file; an
  * included file is read the same way, `depth` levels down. */
 static int git_config(struct walk *w, const char *file, const char *worktree, int depth)
 {
-    char line[4096], section[64] = "", target[PATH_MAX + 64], dir[PATH_MAX];
+    char section[64] = "", key[64], val[PATH_MAX], dir[PATH_MAX], *slash, *buf;
+    struct gitcfg c;
+    struct stat st;
+    size_t size;
+    int rc = SANDBOX_OK, has_sub = 0, ch;
     FILE *f = fopen(file, "re");
-    int rc = SANDBOX_OK;
-    char *slash;
     if (!f)
         return SANDBOX_OK;
+    if (fstat(fileno(f), &st) != 0 || st.st_size > (1L << 22)) {
+        fclose(f);
+        c.file = file;
+        c.line = 0;
+        return cfg_bad(w, &c, "larger than 4 MiB");
+    }
+    buf = malloc((size_t)st.st_size + 1);
+    if (!buf) {
+        fclose(f);
+        return SANDBOX_E_NOMEM;
+    }
+    size = fread(buf, 1, (size_t)st.st_size, f);
+    fclose(f);
     snprintf(dir, sizeof dir, "%s", file);
     slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
-    while (rc == SANDBOX_OK && fgets(line, sizeof line, f)) {
-        char *s = line, *key, *val, *e;
-        while (*s == ' ' || *s == '\t')
-            s++;
-        if (*s == '[') {
-            size_t n = strcspn(s + 1, " \t]\"");
-            if (n >= sizeof section)
-                n = sizeof section - 1;
-            memcpy(section, s + 1, n);
+    c.s = buf;
+    c.end = buf + size;
+    c.file = file;
+    c.line = 1;
+    if (size >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+        c.s += 3;
+    while (rc == SANDBOX_OK && (ch = cfg_get(&c)) >= 0) {
+        size_t n = 0;
+        if (ch == '\n' || ch == ' ' || ch == '\t' || ch == '\r')
+            continue;
+        if (ch == '#' || ch == ';') {
+            while ((ch = cfg_get(&c)) >= 0 && ch != '\n')
+                ;
+            continue;
+        }
+        if (ch == '[') {
+            has_sub = 0;
+            while ((ch = cfg_get(&c)) >= 0 && ch != ']' && ch != ' ' && ch != '\t' && ch != '\n') {
+                if (ch == '.')
+                    has_sub = 1;
+                else if (!has_sub && n + 1 < sizeof section)
+                    section[n++] = (char)ch;
+            }
             section[n] = '\0';
+            if (ch == ' ' || ch == '\t') {
+                while ((ch = cfg_get(&c)) == ' ' || ch == '\t')
+                    ;
+                if (ch != '"') {
+                    rc = cfg_bad(w, &c, "a section header git does not know");
+                    break;
+                }
+                has_sub = 1;
+                while ((ch = cfg_get(&c)) >= 0 && ch != '"' && ch != '\n')
+                    if (ch == '\\' && (ch = cfg_get(&c)) == '\n')
+                        break;
+                if (ch == '"')
+                    ch = cfg_get(&c);
+            }
+            if (ch != ']') {
+                rc = cfg_bad(w, &c, "a section header git does not know");
+                break;
+            }
             continue;
         }
-        key = s;
-        val = strchr(s, '=');
-        if (!val)
-            continue;
-        for (e = val; e > key && (e[-1] == ' ' || e[-1] == '\t'); e--)
-            ;
-        *e = '\0';
-        for (val++; *val == ' ' || *val == '\t' || *val == '"'; val++)
-            ;
-        for (e = val + strlen(val); e > val && strchr(" \t\r\n\"", e[-1]); e--)
-            ;
-        *e = '\0';
-        if (!val[0])
-            continue;
-        if (sbx_strncasecmp_ascii(section, "core", 5) == 0 &&
-            sbx_strncasecmp_ascii(key, "hookspath", 10) == 0) {
-            git_path(w, worktree, val, target, sizeof target);
-            rc = git_protect(w, target, "core.hooksPath", file);
-        } else if ((sbx_strncasecmp_ascii(section, "include", 8) == 0 ||
-                    sbx_strncasecmp_ascii(section, "includeif", 10) == 0) &&
-                   sbx_strncasecmp_ascii(key, "path", 5) == 0) {
-            git_path(w, dir, val, target, sizeof target);
-            rc = git_protect(w, target, "an included config", file);
-            if (rc == SANDBOX_OK && depth < 4)
-                rc = git_config(w, target, worktree, depth + 1);
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'))) {
+            rc = cfg_bad(w, &c, "a line git does not know");
+            break;
         }
+        do {
+            if (n + 1 < sizeof key)
+                key[n++] = (char)ch;
+            ch = cfg_peek(&c);
+            if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                  ch == '-'))
+                break;
+            cfg_get(&c);
+        } while (1);
+        key[n] = '\0';
+        while ((ch = cfg_peek(&c)) == ' ' || ch == '\t')
+            cfg_get(&c);
+        val[0] = '\0';
+        if (ch == '=') {
+            cfg_get(&c);
+            rc = cfg_value(w, &c, val, sizeof val);
+        } else if (ch < 0 || ch == '\n' || ch == '\r' || ch == '#' || ch == ';') {
+            rc = cfg_value(w, &c, val, sizeof val); /* a boolean: rest is a comment */
+            val[0] = '\0';
+        } else {
+            rc = cfg_bad(w, &c, "a key git does not know");
+        }
+        if (rc != SANDBOX_OK || !val[0])
+            continue;
+        if (!has_sub && sbx_strncasecmp_ascii(section, "core", 5) == 0 &&
+            sbx_strncasecmp_ascii(key, "hookspath", 10) == 0)
+            rc = git_setting(w, file, dir, worktree, depth, 1, val);
+        else if (((!has_sub && sbx_strncasecmp_ascii(section, "include", 8) == 0) ||
+                  (has_sub && sbx_strncasecmp_ascii(section, "includeif", 10) == 0)) &&
+                 sbx_strncasecmp_ascii(key, "path", 5) == 0)
+            rc = git_setting(w, file, dir, worktree, depth, 0, val);
     }
-    fclose(f);
+    free(buf);
     return rc;
 }
 
