@@ -1020,8 +1020,8 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
 {
     struct sbx_mask_plan *m;
     struct walk w;
-    const char *roots[64];
-    char *real[64];
+    const char **roots;
+    char **real;
     size_t n_roots = 0, i;
     int rc = SANDBOX_OK;
     struct sbx_ll_ruleset_attr attr;
@@ -1049,8 +1049,17 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
     }
 
     /* The scanned roots: the writable ones where a command works (not the
-     * temp directories or /dev), else the project and working directory. */
-    for (i = 0; i < r->n_roots && n_roots < 62; i++)
+     * temp directories or /dev), else the project and working directory.
+     * As many as there are: an unscanned root is an unprotected one. */
+    roots = calloc(r->n_roots + 2, sizeof *roots);
+    real = calloc(r->n_roots + 2, sizeof *real);
+    if (!roots || !real) {
+        free(roots);
+        free(real);
+        sbx_mask_free(m);
+        return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory");
+    }
+    for (i = 0; i < r->n_roots; i++)
         if (r->roots[i].kind == SBX_ROOT_PROJECT || r->roots[i].kind == SBX_ROOT_ADDED ||
             r->roots[i].kind == SBX_ROOT_WORKDIR)
             roots[n_roots++] = r->roots[i].path;
@@ -1140,6 +1149,8 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
     }
     for (i = 0; i < n_roots; i++)
         free(real[i]);
+    free(real);
+    free(roots);
     for (i = 0; i < w.n_extra; i++)
         free(w.extra[i]);
     free(w.extra);
