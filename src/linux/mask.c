@@ -1006,6 +1006,25 @@ static int format_map(char *buf, size_t size, size_t *len, unsigned long id)
     return 0;
 }
 
+/* Is `path` (len bytes, a real path) a write-protected path or one of its
+ * ancestors? A read-only bind protects an inode, while git finds hooks by
+ * path: renaming an ancestor away and making a new one in its place would
+ * put a writable tree where the next git looks (issue 18). The guard asks
+ * this for every name it moves or creates. Async-signal-safe. */
+int sbx_mask_fixed_under(const struct sbx_mask_plan *m, const char *path, size_t len)
+{
+    size_t i;
+    if (!m)
+        return 0;
+    for (i = 0; i < m->n; i++) {
+        const char *f = m->e[i].path;
+        if (m->e[i].how == MASK_READONLY && strncmp(f, path, len) == 0 &&
+            (f[len] == '\0' || f[len] == '/'))
+            return 1;
+    }
+    return 0;
+}
+
 int sbx_mask_check(const sbx_resolved *r, sandbox_error *err)
 {
     char detail[256];

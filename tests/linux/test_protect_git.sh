@@ -26,17 +26,18 @@ runs_hook() {
   git -C "$1" commit -q --allow-empty -m probe >/dev/null 2>&1 || true
   [ -e "$mark" ]
 }
-# attack NAME REPO SCRIPT: SCRIPT (sh, in REPO) plants a hook; it must work
-# unconfined on a copy, and fail under the sandbox (checked from outside).
+# attack NAME REPO SCRIPT [SUB]: SCRIPT (sh, in REPO) plants a hook; it must
+# work unconfined on a copy, and fail under the sandbox (checked from outside
+# by a commit in REPO/SUB).
 attack() {
-  local name=$1 repo=$2 script=$3 copy=$_scratch/copy got=0
+  local name=$1 repo=$2 script=$3 sub=${4:-.} copy=$_scratch/copy got=0
   rm -rf "$copy"; cp -a "$repo" "$copy"
   (cd "$copy" && MARK=$mark sh -c "$script") >/dev/null 2>&1 || true
-  if runs_hook "$copy"; then pass "control: $name plants a hook unconfined"
+  if runs_hook "$copy/$sub"; then pass "control: $name plants a hook unconfined"
   else fail "control: $name plants no hook even unconfined (the case proves nothing)"; fi
   rm -rf "$copy"
   (cd "$repo" && MARK=$mark "${S[@]}" sh -c "$script") >"$_out" 2>"$_err" || got=$?
-  if runs_hook "$repo"; then fail "$name: a hook planted in the sandbox ran outside (exit $got)"
+  if runs_hook "$repo/$sub"; then fail "$name: a hook planted in the sandbox ran outside (exit $got)"
     sed 's/^/    | /' "$_err" | head -5
   else pass "$name: no hook planted (exit $got)"; fi
 }
@@ -67,6 +68,28 @@ printf '[core]\n\thooksPath = .husky # comment\n' >>"$r/.git/config"
 expect_status 0 "4. hooksPath = .husky # comment starts" "${S[@]}" true
 attack "4. hooksPath with a # comment" "$r" "$HOOK > .husky/pre-commit; chmod +x .husky/pre-commit"
 rm -rf "$r"
+
+# ---- 1. renaming a writable parent of a read-only bind ----
+r=$proj/r1a
+git init -q "$r"; mkdir -p "$r/tools/hooks"; touch "$r/tools/hooks/.keep"
+git -C "$r" config core.hooksPath tools/hooks
+attack "1. mv tools away, a new tools/hooks" "$r" \
+  "mv tools tools.bak; mkdir -p tools/hooks; $HOOK > tools/hooks/pre-commit; chmod +x tools/hooks/pre-commit"
+rm -rf "$r"
+
+r=$proj/r1b
+git init -q "$r"; mkdir -p "$r/scripts"; printf '#!/bin/sh\ntrue\n' >"$r/scripts/pre-commit"
+chmod +x "$r/scripts/pre-commit"; ln -s ../../scripts/pre-commit "$r/.git/hooks/pre-commit"
+attack "1. mv scripts away under a symlinked hook" "$r" \
+  "mv scripts scripts.bak; mkdir scripts; $HOOK > scripts/pre-commit; chmod +x scripts/pre-commit"
+rm -rf "$r"
+
+r=$proj/r1c
+mkdir -p "$r/libs"; git init -q "$r/libs/dep"
+attack "1. mv libs away, a copy of the nested repo with a hook" "$r" \
+  "mv libs libs.bak; mkdir libs; cp -a libs.bak/dep libs/dep; $HOOK > libs/dep/.git/hooks/pre-commit; chmod +x libs/dep/.git/hooks/pre-commit; rm -rf libs.bak" libs/dep
+rm -rf "$r"
+expect_status 0 "1. ordinary renames still work" "${S[@]}" sh -c "mkdir -p '$proj/m/a' && mv '$proj/m/a' '$proj/m/b'"
 
 # ---- 5. every root is scanned, however many ----
 args=()
