@@ -951,48 +951,148 @@ static void git_index_warn(struct walk *w, const char *git, const char *worktree
                  count == 1 ? "" : "s", first);
 }
 
-/* A repository's hooks and config that live outside its read-only .git:
- * core.hooksPath (.husky), hooks that are symlinks, included config files.
- * Each is write-protected like .git itself. */
-static int git_outside(struct walk *w, const char *git)
+/* Symlinks among the entries of `dir` (in .git: its top level, hooks,
+ * info): git follows them, so their targets are write-protected too; a
+ * dangling one could be made to lead somewhere new, so it refuses. */
+static int git_links(struct walk *w, const char *dir, const char *what, const char *src)
 {
-    char p[PATH_MAX + 64], worktree[PATH_MAX];
+    char p[PATH_MAX + 300];
     struct dirent *de;
     struct stat st;
-    DIR *d;
-    int rc;
-    char *slash;
-    snprintf(worktree, sizeof worktree, "%s", git);
-    slash = strrchr(worktree, '/');
-    if (slash)
-        *slash = '\0';
-    snprintf(p, sizeof p, "%s/config", git);
-    rc = git_config(w, p, worktree, 0);
-    git_index_warn(w, git, worktree);
-    snprintf(p, sizeof p, "%s/hooks", git);
-    d = rc == SANDBOX_OK ? opendir(p) : NULL;
+    int rc = SANDBOX_OK;
+    DIR *d = opendir(dir);
     while (d && rc == SANDBOX_OK && (de = readdir(d)) != NULL) {
-        snprintf(p, sizeof p, "%s/hooks/%s", git, de->d_name);
-        if (de->d_name[0] != '.' && lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
-            rc = git_protect(w, p, "a hook (a symlink)", git);
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+        if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
+            rc = git_protect(w, p, what, src);
     }
     if (d)
         closedir(d);
     return rc;
 }
 
+/* The config files outside any repository that git reads for every one:
+ * system, global and XDG (each home), and the environment's overrides. */
+static int git_global(struct walk *w, const char *worktree)
+{
+    const char *home[2], *env;
+    char p[PATH_MAX + 64];
+    int rc = SANDBOX_OK, i;
+    home[0] = w->r->home_dir;
+    home[1] = w->r->home_alt;
+    rc = git_config(w, "/etc/gitconfig", worktree, 0);
+    if (rc == SANDBOX_OK && (env = getenv("GIT_CONFIG_SYSTEM")) != NULL && env[0] == '/')
+        rc = git_config(w, env, worktree, 0);
+    if (rc == SANDBOX_OK && (env = getenv("GIT_CONFIG_GLOBAL")) != NULL && env[0] == '/')
+        rc = git_config(w, env, worktree, 0);
+    if (rc == SANDBOX_OK && (env = getenv("XDG_CONFIG_HOME")) != NULL && env[0] == '/') {
+        snprintf(p, sizeof p, "%s/git/config", env);
+        rc = git_config(w, p, worktree, 0);
+    }
+    for (i = 0; rc == SANDBOX_OK && i < 2; i++) {
+        if (!home[i] || home[i][0] != '/')
+            continue;
+        snprintf(p, sizeof p, "%s/.gitconfig", home[i]);
+        rc = git_config(w, p, worktree, 0);
+        if (rc == SANDBOX_OK) {
+            snprintf(p, sizeof p, "%s/.config/git/config", home[i]);
+            rc = git_config(w, p, worktree, 0);
+        }
+    }
+    return rc;
+}
+
+/* `file` names a directory on its first line after `prefix` ("gitdir: ",
+ * or nothing for commondir), relative to `base`: its real path in out. */
+static int git_pointer(const char *file, const char *prefix, const char *base, char *out,
+                       size_t size)
+{
+    char line[PATH_MAX + 16], joined[2 * PATH_MAX + 32], *v = line, *real;
+    size_t pl = strlen(prefix), n;
+    FILE *f = fopen(file, "re");
+    if (!f)
+        return 0;
+    if (!fgets(line, sizeof line, f)) {
+        fclose(f);
+        return 0;
+    }
+    fclose(f);
+    n = strcspn(line, "\r\n");
+    line[n] = '\0';
+    if (strncmp(line, prefix, pl) != 0)
+        return 0;
+    v += pl;
+    if (v[0] == '/')
+        snprintf(joined, sizeof joined, "%s", v);
+    else
+        snprintf(joined, sizeof joined, "%s/%s", base, v);
+    real = realpath(joined, NULL);
+    if (!real)
+        return 0;
+    snprintf(out, size, "%s", real);
+    free(real);
+    return 1;
+}
+
+/* A repository's hooks and config that live outside its read-only .git:
+ * core.hooksPath (.husky), hooks that are symlinks, included config files,
+ * the config files outside the repository. A .git that is a file (a linked
+ * worktree, a submodule) leads to its gitdir and that one's common dir,
+ * wherever they are: both are write-protected whole, like a .git. */
+static int git_outside(struct walk *w, const char *git, int is_file)
+{
+    char p[PATH_MAX + 64], worktree[PATH_MAX], gd[PATH_MAX], common[PATH_MAX];
+    int rc = SANDBOX_OK;
+    char *slash;
+    snprintf(worktree, sizeof worktree, "%s", git);
+    slash = strrchr(worktree, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(gd, sizeof gd, "%s", git);
+    if (is_file) {
+        if (!git_pointer(git, "gitdir: ", worktree, gd, sizeof gd))
+            return SANDBOX_OK; /* not a gitfile git follows either */
+        rc = git_protect(w, gd, "its git directory", git);
+    }
+    snprintf(common, sizeof common, "%s", gd);
+    snprintf(p, sizeof p, "%s/commondir", gd);
+    if (rc == SANDBOX_OK && git_pointer(p, "", gd, common, sizeof common))
+        rc = git_protect(w, common, "its common git directory", p);
+    if (rc == SANDBOX_OK)
+        rc = git_links(w, common, "a link in the git directory", common);
+    snprintf(p, sizeof p, "%s/config", common);
+    if (rc == SANDBOX_OK)
+        rc = git_config(w, p, worktree, 0);
+    snprintf(p, sizeof p, "%s/config.worktree", gd);
+    if (rc == SANDBOX_OK)
+        rc = git_config(w, p, worktree, 0);
+    if (rc == SANDBOX_OK)
+        rc = git_global(w, worktree);
+    if (rc == SANDBOX_OK)
+        git_index_warn(w, gd, worktree);
+    snprintf(p, sizeof p, "%s/hooks", common);
+    if (rc == SANDBOX_OK)
+        rc = git_links(w, p, "a hook (a symlink)", common);
+    snprintf(p, sizeof p, "%s/info", common);
+    if (rc == SANDBOX_OK)
+        rc = git_links(w, p, "a link in the git directory", common);
+    return rc;
+}
+
 static int git_all(struct walk *w)
 {
-    size_t i;
+    size_t i, n = w->m->n;
     int rc = SANDBOX_OK;
     struct stat st;
-    /* Entries added here are never a .git: the loop sees each once. */
-    for (i = 0; rc == SANDBOX_OK && i < w->m->n; i++) {
+    /* The .git entries of the scan; what git_outside adds is never one. */
+    for (i = 0; rc == SANDBOX_OK && i < n; i++) {
         const char *path = w->m->e[i].path, *base = strrchr(path, '/');
         if (w->m->e[i].how != MASK_READONLY || !base || sbx_strncasecmp_ascii(base, "/.git", 6) != 0 ||
-            stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+            stat(path, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
             continue;
-        rc = git_outside(w, path);
+        rc = git_outside(w, path, S_ISREG(st.st_mode));
     }
     return rc;
 }

@@ -26,16 +26,17 @@ runs_hook() {
   git -C "$1" commit -q --allow-empty -m probe >/dev/null 2>&1 || true
   [ -e "$mark" ]
 }
-# attack NAME REPO SCRIPT [SUB]: SCRIPT (sh, in REPO) plants a hook; it must
-# work unconfined on a copy, and fail under the sandbox (checked from outside
-# by a commit in REPO/SUB).
+# attack NAME REPO SCRIPT [SUB [UNDO]]: SCRIPT (sh, in REPO) plants a hook;
+# it must work unconfined on a copy, and fail under the sandbox (checked from
+# outside by a commit in REPO/SUB). UNDO removes what the control planted
+# outside the copy.
 attack() {
-  local name=$1 repo=$2 script=$3 sub=${4:-.} copy=$_scratch/copy got=0
+  local name=$1 repo=$2 script=$3 sub=${4:-.} undo=${5:-true} copy=$_scratch/copy got=0
   rm -rf "$copy"; cp -a "$repo" "$copy"
   (cd "$copy" && MARK=$mark sh -c "$script") >/dev/null 2>&1 || true
   if runs_hook "$copy/$sub"; then pass "control: $name plants a hook unconfined"
   else fail "control: $name plants no hook even unconfined (the case proves nothing)"; fi
-  rm -rf "$copy"
+  rm -rf "$copy"; sh -c "$undo"
   (cd "$repo" && MARK=$mark "${S[@]}" sh -c "$script") >"$_out" 2>"$_err" || got=$?
   if runs_hook "$repo/$sub"; then fail "$name: a hook planted in the sandbox ran outside (exit $got)"
     sed 's/^/    | /' "$_err" | head -5
@@ -90,6 +91,41 @@ attack "1. mv libs away, a copy of the nested repo with a hook" "$r" \
   "mv libs libs.bak; mkdir libs; cp -a libs.bak/dep libs/dep; $HOOK > libs/dep/.git/hooks/pre-commit; chmod +x libs/dep/.git/hooks/pre-commit; rm -rf libs.bak" libs/dep
 rm -rf "$r"
 expect_status 0 "1. ordinary renames still work" "${S[@]}" sh -c "mkdir -p '$proj/m/a' && mv '$proj/m/a' '$proj/m/b'"
+
+# ---- 3. config outside the repository's own .git/config ----
+r=$proj/r3a
+git init -q "$r"; mkdir -p "$r/.githooks"; touch "$r/.githooks/.keep"
+git config --global core.hooksPath .githooks
+attack "3. a relative core.hooksPath in ~/.gitconfig" "$r" "$HOOK > .githooks/pre-commit; chmod +x .githooks/pre-commit"
+git config --global --unset core.hooksPath
+rm -rf "$r"
+
+# a linked worktree whose main repository is outside the project (and in a
+# writable directory nobody scans)
+main=$(mktemp -d /tmp/sbx-wt.XXXXXX)/main
+git init -q "$main"; git -C "$main" commit -q --allow-empty -m init
+git -C "$main" worktree add -q "$proj/wt" -b wt 2>/dev/null
+attack "3. a hook in the common git dir of a linked worktree" "$proj/wt" \
+  'D=$(git rev-parse --git-common-dir); printf "#!/bin/sh\ntouch \"$MARK\"\n" > "$D/hooks/pre-commit"; chmod +x "$D/hooks/pre-commit"' . "rm -f '$main/.git/hooks/pre-commit'"
+mkdir -p "$main/.hk"; touch "$main/.hk/.keep"
+git -C "$main" config core.hooksPath "$main/.hk"
+attack "3. core.hooksPath of the main repository of a worktree" "$proj/wt" \
+  "$HOOK > '$main/.hk/pre-commit'; chmod +x '$main/.hk/pre-commit'" . "rm -f '$main/.hk/pre-commit'"
+git -C "$main" worktree remove --force "$proj/wt"; rm -rf "${main%/main}"
+
+# ---- 2. symlinks inside .git ----
+r=$proj/r2a
+git init -q "$r"; mkdir -p "$r/githooks"; touch "$r/githooks/.keep"
+rm -rf "$r/.git/hooks"; ln -s ../githooks "$r/.git/hooks"
+attack "2. .git/hooks is a symlink" "$r" "$HOOK > githooks/pre-commit; chmod +x githooks/pre-commit"
+rm -rf "$r"
+
+r=$proj/r2b
+git init -q "$r"; mkdir -p "$r/hk"; touch "$r/hk/.keep"
+mv "$r/.git/config" "$r/repo.gitconfig"; ln -s ../repo.gitconfig "$r/.git/config"
+attack "2. .git/config is a symlink" "$r" \
+  "printf '[core]\\n\\thooksPath = hk\\n' >> repo.gitconfig; $HOOK > hk/pre-commit; chmod +x hk/pre-commit"
+rm -rf "$r"
 
 # ---- 5. every root is scanned, however many ----
 args=()
