@@ -248,6 +248,8 @@ struct walk {
     size_t max_seen;   /* entry budget of the followed trees (0: none) */
     size_t n_followed;
     char followed[160]; /* the first link followed, for the warning */
+    size_t n_skipped;   /* links to a pseudo file system or above a root */
+    char skipped[160];
 };
 
 #define LINK_DEPTH 4
@@ -330,6 +332,19 @@ static int already_scanned(const struct walk *w, const char *real)
     return 0;
 }
 
+static int pseudo_or_above(const struct walk *w, const char *real)
+{
+    static const char *const pseudo[] = {"/proc", "/sys", "/dev"};
+    size_t i, n = strlen(real);
+    for (i = 0; i < sizeof pseudo / sizeof pseudo[0]; i++)
+        if (beneath(real, pseudo[i]))
+            return 1;
+    for (i = 0; i < w->n_roots; i++)
+        if (strncmp(w->roots[i], real, n) == 0 && (n == 1 || w->roots[i][n] == '/'))
+            return 1;
+    return 0;
+}
+
 /* A symlink found in a scanned tree: the command reads through it (bazel-out,
  * node_modules links, monorepo links), so what it leads to outside the roots
  * is protected as if it were inside: a protected file there is masked by its
@@ -341,9 +356,25 @@ static int follow_link(struct walk *w, const char *path)
     struct stat st;
     char *real;
     int rc = SANDBOX_OK, k;
-    if (stat(path, &st) != 0 || !(real = realpath(path, NULL)))
+    if (stat(path, &st) != 0)
         return SANDBOX_OK; /* dangling: nothing to read; a creation is the guard's */
+    if (!(real = realpath(path, NULL)))
+        return sbx_fail(w->err, SANDBOX_E_PATH, errno,
+                        "protected paths: %s leads somewhere that cannot be resolved (%s), so "
+                        "protected files there could not be masked; remove the link or run "
+                        "without protected paths", path, strerror(errno));
     if (already_scanned(w, real)) {
+        free(real);
+        return SANDBOX_OK;
+    }
+    /* A link to a pseudo file system (/proc, /sys, /dev) or to an ancestor
+     * of a root (/, the home above the project): not followed. The first
+     * holds no file of the user's; the second holds the roots, scanned
+     * anyway, and the rest of the machine, which no scan can mask
+     * (docs/protected-paths.md). Said at launch. */
+    if (pseudo_or_above(w, real)) {
+        if (!w->n_skipped++)
+            snprintf(w->skipped, sizeof w->skipped, "%s -> %s", path, real);
         free(real);
         return SANDBOX_OK;
     }
@@ -1225,6 +1256,12 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
                  "protected paths: followed %zu symlink%s out of the scanned directories and "
                  "masked what they reach (first: %s)",
                  w.n_followed, w.n_followed == 1 ? "" : "s", w.followed);
+    if (rc == SANDBOX_OK && w.n_skipped)
+        sbx_warn(warning, warning_size,
+                 "protected paths: did not follow %zu symlink%s to a pseudo file system or to a "
+                 "directory above the scanned ones (first: %s); what they reach beyond the "
+                 "scanned directories and the home is not masked",
+                 w.n_skipped, w.n_skipped == 1 ? "" : "s", w.skipped);
     if (rc == SANDBOX_OK)
         rc = scan_home(&w);
     if (rc == SANDBOX_OK)

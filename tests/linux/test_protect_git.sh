@@ -136,4 +136,13 @@ got=0
 if grep -q sbx-a70-secret-9c1 "$_out"; then fail "5. the 70th --add-dir's .env was read"
 else pass "5. the 70th --add-dir's .env stays hidden (exit $got)"; fi
 
+# ---- 6. a link to / or /proc is not a denial of service ----
+ln -s / "$proj/rootlink"; ln -s /proc "$proj/proclink"
+echo sbx-env-6-secret >"$proj/.env"
+expect_status 0 "6. a link to / and to /proc do not refuse the launch" "${S[@]}" true
+expect_output_has "did not follow" "6. ... and the launch says which link it did not follow"
+got=0; "${S[@]}" cat "$proj/.env" >"$_out" 2>"$_err" || got=$?
+grep -q sbx-env-6-secret "$_out" && fail "6. .env was read next to a link to /" || pass "6. .env stays masked (exit $got)"
+rm -f "$proj/rootlink" "$proj/proclink" "$proj/.env"
+
 finish
