@@ -1074,9 +1074,13 @@ static int git_pointer(const char *file, const char *prefix, const char *base, c
  * wherever they are: both are write-protected whole, like a .git. */
 static int git_outside(struct walk *w, const char *git, int is_file)
 {
+    static const char *const managers[] = {".husky", ".pre-commit-config.yaml", "lefthook.yml",
+                                           "lefthook.yaml", ".lefthook.yml", "lefthook-local.yml"};
     char p[PATH_MAX + 64], worktree[PATH_MAX], gd[PATH_MAX], common[PATH_MAX];
     int rc = SANDBOX_OK;
     char *slash;
+    struct stat st;
+    size_t i;
     snprintf(worktree, sizeof worktree, "%s", git);
     slash = strrchr(worktree, '/');
     if (slash)
@@ -1109,6 +1113,13 @@ static int git_outside(struct walk *w, const char *git, int is_file)
     snprintf(p, sizeof p, "%s/info", common);
     if (rc == SANDBOX_OK)
         rc = git_links(w, p, "a link in the git directory", common);
+    /* Hook managers' files next to .git name the commands their hooks run:
+     * write-protected when they exist (a missing one is not refused). */
+    for (i = 0; rc == SANDBOX_OK && i < sizeof managers / sizeof managers[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", worktree, managers[i]);
+        if (lstat(p, &st) == 0)
+            rc = git_protect(w, p, "a hook manager's file", git);
+    }
     return rc;
 }
 

@@ -136,6 +136,19 @@ got=0
 if grep -q sbx-a70-secret-9c1 "$_out"; then fail "5. the 70th --add-dir's .env was read"
 else pass "5. the 70th --add-dir's .env stays hidden (exit $got)"; fi
 
+# ---- 7. hook managers' files next to .git ----
+r=$proj/r7
+git init -q "$r"; mkdir -p "$r/.husky/_"
+printf '#!/bin/sh\ntrue\n' >"$r/.husky/_/pre-commit"; chmod +x "$r/.husky/_/pre-commit"
+git -C "$r" config core.hooksPath .husky/_
+printf 'repos: []\n' >"$r/.pre-commit-config.yaml"; printf 'pre-commit: {}\n' >"$r/lefthook.yml"
+attack "7. rewrite husky's .husky/_/pre-commit" "$r" "$HOOK > .husky/_/pre-commit"
+git -C "$r" config --unset core.hooksPath
+for f in .pre-commit-config.yaml lefthook.yml; do
+  expect_status 1 "7. $f cannot be written" "${S[@]}" sh -c "cd '$r' && { echo x >> $f; } 2>/dev/null || exit 1"
+done
+rm -rf "$r"
+
 # ---- 6. a link to / or /proc is not a denial of service ----
 ln -s / "$proj/rootlink"; ln -s /proc "$proj/proclink"
 echo sbx-env-6-secret >"$proj/.env"
