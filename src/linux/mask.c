@@ -702,7 +702,7 @@ static int cfg_get(struct gitcfg *c)
         return -1;
     c->s++;
     if (ch == '\r' && cfg_peek(c) == '\n')
-        ch = *c->s++;
+        ch = (unsigned char)*c->s++;
     if (ch == '\n')
         c->line++;
     return ch;
