@@ -625,14 +625,24 @@ static int same_place(int dirfd, const char *path)
     return e;
 }
 
+/* CHECK_NAME: a protected name is refused; CHECK_TREE: also a name under
+ * which a pattern of several components would match; CHECK_MOVE (a flag):
+ * the name is moved away (a rename's source, either side of an exchange). */
+enum { CHECK_NONE, CHECK_NAME, CHECK_TREE, CHECK_MOVE = 4 };
+
+/* The write-protected paths of this run (sbx_guard_start), for the checks
+ * below. */
+static const struct sbx_mask_plan *guard_mask;
+
 /* Is creating `name` (name_len bytes, no '/') inside the directory `dirfd`
  * refused? 0: allowed; EACCES: protected; another errno: cannot tell. */
 static int check_name(const struct sbx_guard *g, int dirfd, const char *name, size_t name_len,
-                      int tree)
+                      int check)
 {
-    char link[32], full[2 * PATH_MAX + 2];
+    char link[32], full[2 * PATH_MAX + 2], one[NAME_MAX + 1];
     ssize_t n;
-    int e;
+    int e, tree = (check & 3) == CHECK_TREE;
+    struct stat st;
 
     fd_path(link, dirfd);
     n = readlink(link, full, PATH_MAX);
@@ -648,6 +658,21 @@ static int check_name(const struct sbx_guard *g, int dirfd, const char *name, si
     memcpy(full + n, name, name_len);
     n += (ssize_t)name_len;
     full[n] = '\0';
+    /* A write-protected path (a .git, a hooks path) or its ancestor: never
+     * moved away, and never made while it is missing, so nothing but the
+     * read-only original stands where the next git looks (issue 18). */
+    if (sbx_mask_fixed_under(guard_mask, full, (size_t)n)) {
+        if (check & CHECK_MOVE)
+            return EACCES;
+        if (name_len > NAME_MAX)
+            return ENAMETOOLONG;
+        memcpy(one, name, name_len);
+        one[name_len] = '\0';
+        if (fstatat(dirfd, one, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            return errno == ENOENT ? EACCES : errno;
+    }
+    if (!(check & 3))
+        return 0;
     if (sbx_protect_refuses_create(g->protect, g->n_protect, g->home, g->n_home, g->home_dir,
                                    full, (size_t)n) ||
         (g->home_alt && sbx_protect_refuses_create(g->protect, g->n_protect, g->home, g->n_home,
@@ -662,8 +687,6 @@ static int check_name(const struct sbx_guard *g, int dirfd, const char *name, si
         return EACCES;
     return 0;
 }
-
-enum { CHECK_NONE, CHECK_NAME, CHECK_TREE };
 
 /* Split `path` (resolved from `base`) into its parent, opened here, and its
  * last component, which *last points at (trailing slashes kept, since they
@@ -702,7 +725,7 @@ static int resolve_parent(const struct sbx_guard *g, int base, char *path, int c
         *owned = 1;
     }
     *last = path + start;
-    return check ? check_name(g, *pfd, path + start, end - start, check == CHECK_TREE) : 0;
+    return check ? check_name(g, *pfd, path + start, end - start, check) : 0;
 }
 
 #ifndef PROC_SUPER_MAGIC
@@ -1206,10 +1229,13 @@ static void handle(const struct guard_req *q, const struct seccomp_data *d)
         /* Whatever the source is now (a directory could replace a file
          * before the call), the new name is checked as one that may hold a
          * tree. */
-        e = resolve_parent(q->g, obase, old, (c.flags & RENAME_EXCHANGE) ? CHECK_TREE : CHECK_NONE,
+        e = resolve_parent(q->g, obase, old,
+                           ((c.flags & RENAME_EXCHANGE) ? CHECK_TREE : CHECK_NONE) | CHECK_MOVE,
                            &opfd, &oowned, &olast);
         if (!e)
-            e = resolve_parent(q->g, base, path, CHECK_TREE, &pfd, &owned, &last);
+            e = resolve_parent(q->g, base, path,
+                               CHECK_TREE | ((c.flags & RENAME_EXCHANGE) ? CHECK_MOVE : 0), &pfd,
+                               &owned, &last);
         if (!e && syscall(SYS_renameat2, opfd, olast, pfd, last, (unsigned)c.flags) != 0)
             e = errno;
         break;
@@ -1472,6 +1498,7 @@ int sbx_guard_start(const struct sbx_linux_plan *plan, int raw_fork, int *sys_er
     int sv[2], lfd = -1, status, e, dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
 
     *sys_errno = 0;
+    guard_mask = plan->mask;
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
         *sys_errno = errno;
         return SBX_STEP_GUARD;

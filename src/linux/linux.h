@@ -237,6 +237,9 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **plan, char *w
  * else SANDBOX_E_UNSUPPORTED saying why (the refusal sbx_mask_prepare gives). */
 int sbx_mask_check(const sbx_resolved *r, sandbox_error *err);
 void sbx_mask_free(struct sbx_mask_plan *plan);
+/* 1 when `path` (len bytes, real) is a write-protected path or an ancestor
+ * of one: moving it, or creating it while missing, is refused. */
+int sbx_mask_fixed_under(const struct sbx_mask_plan *plan, const char *path, size_t len);
 /* Enter a private user+mount namespace, mount the masks, drop every
  * capability and lock the mounts with a Landlock domain. Async-signal-safe;
  * call after no_new_privs. Returns 0, or -1 with *sys_errno set. NULL: no-op. */

@@ -249,6 +249,8 @@ struct walk {
     size_t max_seen;   /* entry budget of the followed trees (0: none) */
     size_t n_followed;
     char followed[160]; /* the first link followed, for the warning */
+    size_t n_skipped;   /* links to a pseudo file system or above a root */
+    char skipped[160];
 };
 
 #define LINK_DEPTH 4
@@ -331,6 +333,19 @@ static int already_scanned(const struct walk *w, const char *real)
     return 0;
 }
 
+static int pseudo_or_above(const struct walk *w, const char *real)
+{
+    static const char *const pseudo[] = {"/proc", "/sys", "/dev"};
+    size_t i, n = strlen(real);
+    for (i = 0; i < sizeof pseudo / sizeof pseudo[0]; i++)
+        if (beneath(real, pseudo[i]))
+            return 1;
+    for (i = 0; i < w->n_roots; i++)
+        if (strncmp(w->roots[i], real, n) == 0 && (n == 1 || w->roots[i][n] == '/'))
+            return 1;
+    return 0;
+}
+
 /* A symlink found in a scanned tree: the command reads through it (bazel-out,
  * node_modules links, monorepo links), so what it leads to outside the roots
  * is protected as if it were inside: a protected file there is masked by its
@@ -342,9 +357,25 @@ static int follow_link(struct walk *w, const char *path)
     struct stat st;
     char *real;
     int rc = SANDBOX_OK, k;
-    if (stat(path, &st) != 0 || !(real = realpath(path, NULL)))
+    if (stat(path, &st) != 0)
         return SANDBOX_OK; /* dangling: nothing to read; a creation is the guard's */
+    if (!(real = realpath(path, NULL)))
+        return sbx_fail(w->err, SANDBOX_E_PATH, errno,
+                        "protected paths: %s leads somewhere that cannot be resolved (%s), so "
+                        "protected files there could not be masked; remove the link or run "
+                        "without protected paths", path, strerror(errno));
     if (already_scanned(w, real)) {
+        free(real);
+        return SANDBOX_OK;
+    }
+    /* A link to a pseudo file system (/proc, /sys, /dev) or to an ancestor
+     * of a root (/, the home above the project): not followed. The first
+     * holds no file of the user's; the second holds the roots, scanned
+     * anyway, and the rest of the machine, which no scan can mask
+     * (docs/protected-paths.md). Said at launch. */
+    if (pseudo_or_above(w, real)) {
+        if (!w->n_skipped++)
+            snprintf(w->skipped, sizeof w->skipped, "%s -> %s", path, real);
         free(real);
         return SANDBOX_OK;
     }
@@ -620,72 +651,244 @@ static int git_protect(struct walk *w, const char *target, const char *what, con
     return rc;
 }
 
-/* `value` as a path: "~/" from home, relative ones from `base`. */
-static void git_path(const struct walk *w, const char *base, const char *value, char *out,
-                     size_t size)
+/* `value` as a path: "~/" from home, relative ones from `base`. git expands
+ * "~/" with $HOME, which may differ from the account's home: the caller
+ * protects both (`alt` selects $HOME). */
+static int git_path(const struct walk *w, const char *base, const char *value, int alt, char *out,
+                    size_t size)
 {
-    if (value[0] == '~' && value[1] == '/' && w->r->home_dir)
-        snprintf(out, size, "%s/%s", w->r->home_dir, value + 2);
-    else if (value[0] == '/')
+    const char *home = alt ? w->r->home_alt : w->r->home_dir;
+    if (value[0] == '~' && value[1] == '/') {
+        if (!home)
+            return 0;
+        snprintf(out, size, "%s/%s", home, value + 2);
+    } else if (alt) {
+        return 0;
+    } else if (value[0] == '/') {
         snprintf(out, size, "%s", value);
-    else
+    } else {
         snprintf(out, size, "%s/%s", base, value);
+    }
+    return 1;
+}
+
+/* A config file read as git reads it (config.c: get_value/parse_value):
+ * sections `[name]`, `[name "sub"]`, `[name.sub]`, then keys on the same
+ * line or the next ones; values with quotes, backslash escapes and line
+ * continuations; `;`/`#` comments outside quotes. What this parser does not
+ * understand git rejects too, but the scan fails closed with a reason rather
+ * than guess which hooks the file names. */
+struct gitcfg {
+    const char *s, *end, *file;
+    int line;
+};
+
+static int cfg_bad(struct walk *w, const struct gitcfg *c, const char *why)
+{
+    return sbx_fail(w->err, SANDBOX_E_REFUSED, 0,
+                    "protected paths: cannot read the git config %s (line %d: %s), so the hooks "
+                    "it names cannot be protected; fix the file or run without protected paths",
+                    c->file, c->line, why);
+}
+
+static int cfg_peek(const struct gitcfg *c)
+{
+    return c->s < c->end ? (unsigned char)*c->s : -1;
+}
+
+static int cfg_get(struct gitcfg *c)
+{
+    int ch = cfg_peek(c);
+    if (ch < 0)
+        return -1;
+    c->s++;
+    if (ch == '\r' && cfg_peek(c) == '\n')
+        ch = (unsigned char)*c->s++;
+    if (ch == '\n')
+        c->line++;
+    return ch;
+}
+
+static int cfg_value(struct walk *w, struct gitcfg *c, char *out, size_t size)
+{
+    size_t n = 0, space = 0;
+    int quote = 0, comment = 0, ch;
+    for (;;) {
+        ch = cfg_get(c);
+        if (ch == '\n' || ch < 0) {
+            if (quote)
+                return cfg_bad(w, c, "an unterminated quote");
+            break;
+        }
+        if (comment)
+            continue;
+        if ((ch == ' ' || ch == '\t') && !quote) {
+            if (n)
+                space++;
+            continue;
+        }
+        if (!quote && (ch == ';' || ch == '#')) {
+            comment = 1;
+            continue;
+        }
+        for (; space; space--)
+            if (n + 1 < size)
+                out[n++] = ' ';
+        if (ch == '\\') {
+            ch = cfg_get(c);
+            switch (ch) {
+            case '\n':
+                continue;
+            case 't': ch = '\t'; break;
+            case 'b': ch = '\b'; break;
+            case 'n': ch = '\n'; break;
+            case '\\': case '"': break;
+            default:
+                return cfg_bad(w, c, "a backslash escape git does not know");
+            }
+        } else if (ch == '"') {
+            quote = !quote;
+            continue;
+        }
+        if (n + 1 >= size)
+            return cfg_bad(w, c, "a value too long");
+        out[n++] = (char)ch;
+    }
+    out[n] = '\0';
+    return SANDBOX_OK;
+}
+
+static int git_config(struct walk *w, const char *file, const char *worktree, int depth);
+
+static int git_setting(struct walk *w, const char *file, const char *dir, const char *worktree,
+                       int depth, int is_hooks, const char *val)
+{
+    char target[PATH_MAX + 64];
+    int rc = SANDBOX_OK, alt;
+    for (alt = 0; rc == SANDBOX_OK && alt < 2; alt++) {
+        if (!git_path(w, is_hooks ? worktree : dir, val, alt, target, sizeof target))
+            continue;
+        if (is_hooks) {
+            rc = git_protect(w, target, "core.hooksPath", file);
+        } else {
+            rc = git_protect(w, target, "an included config", file);
+            if (rc == SANDBOX_OK && depth < 4)
+                rc = git_config(w, target, worktree, depth + 1);
+        }
+    }
+    return rc;
 }
 
 /* core.hooksPath and [include]/[includeIf] path in one config file; an
  * included file is read the same way, `depth` levels down. */
 static int git_config(struct walk *w, const char *file, const char *worktree, int depth)
 {
-    char line[4096], section[64] = "", target[PATH_MAX + 64], dir[PATH_MAX];
+    char section[64] = "", key[64], val[PATH_MAX], dir[PATH_MAX], *slash, *buf;
+    struct gitcfg c;
+    struct stat st;
+    size_t size;
+    int rc = SANDBOX_OK, has_sub = 0, ch;
     FILE *f = fopen(file, "re");
-    int rc = SANDBOX_OK;
-    char *slash;
     if (!f)
         return SANDBOX_OK;
+    if (fstat(fileno(f), &st) != 0 || st.st_size > (1L << 22)) {
+        fclose(f);
+        c.file = file;
+        c.line = 0;
+        return cfg_bad(w, &c, "larger than 4 MiB");
+    }
+    buf = malloc((size_t)st.st_size + 1);
+    if (!buf) {
+        fclose(f);
+        return SANDBOX_E_NOMEM;
+    }
+    size = fread(buf, 1, (size_t)st.st_size, f);
+    fclose(f);
     snprintf(dir, sizeof dir, "%s", file);
     slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
-    while (rc == SANDBOX_OK && fgets(line, sizeof line, f)) {
-        char *s = line, *key, *val, *e;
-        while (*s == ' ' || *s == '\t')
-            s++;
-        if (*s == '[') {
-            size_t n = strcspn(s + 1, " \t]\"");
-            if (n >= sizeof section)
-                n = sizeof section - 1;
-            memcpy(section, s + 1, n);
+    c.s = buf;
+    c.end = buf + size;
+    c.file = file;
+    c.line = 1;
+    if (size >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+        c.s += 3;
+    while (rc == SANDBOX_OK && (ch = cfg_get(&c)) >= 0) {
+        size_t n = 0;
+        if (ch == '\n' || ch == ' ' || ch == '\t' || ch == '\r')
+            continue;
+        if (ch == '#' || ch == ';') {
+            while ((ch = cfg_get(&c)) >= 0 && ch != '\n')
+                ;
+            continue;
+        }
+        if (ch == '[') {
+            has_sub = 0;
+            while ((ch = cfg_get(&c)) >= 0 && ch != ']' && ch != ' ' && ch != '\t' && ch != '\n') {
+                if (ch == '.')
+                    has_sub = 1;
+                else if (!has_sub && n + 1 < sizeof section)
+                    section[n++] = (char)ch;
+            }
             section[n] = '\0';
+            if (ch == ' ' || ch == '\t') {
+                while ((ch = cfg_get(&c)) == ' ' || ch == '\t')
+                    ;
+                if (ch != '"') {
+                    rc = cfg_bad(w, &c, "a section header git does not know");
+                    break;
+                }
+                has_sub = 1;
+                while ((ch = cfg_get(&c)) >= 0 && ch != '"' && ch != '\n')
+                    if (ch == '\\' && (ch = cfg_get(&c)) == '\n')
+                        break;
+                if (ch == '"')
+                    ch = cfg_get(&c);
+            }
+            if (ch != ']') {
+                rc = cfg_bad(w, &c, "a section header git does not know");
+                break;
+            }
             continue;
         }
-        key = s;
-        val = strchr(s, '=');
-        if (!val)
-            continue;
-        for (e = val; e > key && (e[-1] == ' ' || e[-1] == '\t'); e--)
-            ;
-        *e = '\0';
-        for (val++; *val == ' ' || *val == '\t' || *val == '"'; val++)
-            ;
-        for (e = val + strlen(val); e > val && strchr(" \t\r\n\"", e[-1]); e--)
-            ;
-        *e = '\0';
-        if (!val[0])
-            continue;
-        if (sbx_strncasecmp_ascii(section, "core", 5) == 0 &&
-            sbx_strncasecmp_ascii(key, "hookspath", 10) == 0) {
-            git_path(w, worktree, val, target, sizeof target);
-            rc = git_protect(w, target, "core.hooksPath", file);
-        } else if ((sbx_strncasecmp_ascii(section, "include", 8) == 0 ||
-                    sbx_strncasecmp_ascii(section, "includeif", 10) == 0) &&
-                   sbx_strncasecmp_ascii(key, "path", 5) == 0) {
-            git_path(w, dir, val, target, sizeof target);
-            rc = git_protect(w, target, "an included config", file);
-            if (rc == SANDBOX_OK && depth < 4)
-                rc = git_config(w, target, worktree, depth + 1);
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'))) {
+            rc = cfg_bad(w, &c, "a line git does not know");
+            break;
         }
+        do {
+            if (n + 1 < sizeof key)
+                key[n++] = (char)ch;
+            ch = cfg_peek(&c);
+            if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                  ch == '-'))
+                break;
+            cfg_get(&c);
+        } while (1);
+        key[n] = '\0';
+        while ((ch = cfg_peek(&c)) == ' ' || ch == '\t')
+            cfg_get(&c);
+        val[0] = '\0';
+        if (ch == '=') {
+            cfg_get(&c);
+            rc = cfg_value(w, &c, val, sizeof val);
+        } else if (ch < 0 || ch == '\n' || ch == '\r' || ch == '#' || ch == ';') {
+            rc = cfg_value(w, &c, val, sizeof val); /* a boolean: rest is a comment */
+            val[0] = '\0';
+        } else {
+            rc = cfg_bad(w, &c, "a key git does not know");
+        }
+        if (rc != SANDBOX_OK || !val[0])
+            continue;
+        if (!has_sub && sbx_strncasecmp_ascii(section, "core", 5) == 0 &&
+            sbx_strncasecmp_ascii(key, "hookspath", 10) == 0)
+            rc = git_setting(w, file, dir, worktree, depth, 1, val);
+        else if (((!has_sub && sbx_strncasecmp_ascii(section, "include", 8) == 0) ||
+                  (has_sub && sbx_strncasecmp_ascii(section, "includeif", 10) == 0)) &&
+                 sbx_strncasecmp_ascii(key, "path", 5) == 0)
+            rc = git_setting(w, file, dir, worktree, depth, 0, val);
     }
-    fclose(f);
+    free(buf);
     return rc;
 }
 
@@ -780,48 +983,159 @@ static void git_index_warn(struct walk *w, const char *git, const char *worktree
                  count == 1 ? "" : "s", first);
 }
 
-/* A repository's hooks and config that live outside its read-only .git:
- * core.hooksPath (.husky), hooks that are symlinks, included config files.
- * Each is write-protected like .git itself. */
-static int git_outside(struct walk *w, const char *git)
+/* Symlinks among the entries of `dir` (in .git: its top level, hooks,
+ * info): git follows them, so their targets are write-protected too; a
+ * dangling one could be made to lead somewhere new, so it refuses. */
+static int git_links(struct walk *w, const char *dir, const char *what, const char *src)
 {
-    char p[PATH_MAX + 64], worktree[PATH_MAX];
+    char p[PATH_MAX + 300];
     struct dirent *de;
     struct stat st;
-    DIR *d;
-    int rc;
-    char *slash;
-    snprintf(worktree, sizeof worktree, "%s", git);
-    slash = strrchr(worktree, '/');
-    if (slash)
-        *slash = '\0';
-    snprintf(p, sizeof p, "%s/config", git);
-    rc = git_config(w, p, worktree, 0);
-    git_index_warn(w, git, worktree);
-    snprintf(p, sizeof p, "%s/hooks", git);
-    d = rc == SANDBOX_OK ? opendir(p) : NULL;
+    int rc = SANDBOX_OK;
+    DIR *d = opendir(dir);
     while (d && rc == SANDBOX_OK && (de = readdir(d)) != NULL) {
-        snprintf(p, sizeof p, "%s/hooks/%s", git, de->d_name);
-        if (de->d_name[0] != '.' && lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
-            rc = git_protect(w, p, "a hook (a symlink)", git);
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+        if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
+            rc = git_protect(w, p, what, src);
     }
     if (d)
         closedir(d);
     return rc;
 }
 
+/* The config files outside any repository that git reads for every one:
+ * system, global and XDG (each home), and the environment's overrides. */
+static int git_global(struct walk *w, const char *worktree)
+{
+    const char *home[2], *env;
+    char p[PATH_MAX + 64];
+    int rc = SANDBOX_OK, i;
+    home[0] = w->r->home_dir;
+    home[1] = w->r->home_alt;
+    rc = git_config(w, "/etc/gitconfig", worktree, 0);
+    if (rc == SANDBOX_OK && (env = getenv("GIT_CONFIG_SYSTEM")) != NULL && env[0] == '/')
+        rc = git_config(w, env, worktree, 0);
+    if (rc == SANDBOX_OK && (env = getenv("GIT_CONFIG_GLOBAL")) != NULL && env[0] == '/')
+        rc = git_config(w, env, worktree, 0);
+    if (rc == SANDBOX_OK && (env = getenv("XDG_CONFIG_HOME")) != NULL && env[0] == '/') {
+        snprintf(p, sizeof p, "%s/git/config", env);
+        rc = git_config(w, p, worktree, 0);
+    }
+    for (i = 0; rc == SANDBOX_OK && i < 2; i++) {
+        if (!home[i] || home[i][0] != '/')
+            continue;
+        snprintf(p, sizeof p, "%s/.gitconfig", home[i]);
+        rc = git_config(w, p, worktree, 0);
+        if (rc == SANDBOX_OK) {
+            snprintf(p, sizeof p, "%s/.config/git/config", home[i]);
+            rc = git_config(w, p, worktree, 0);
+        }
+    }
+    return rc;
+}
+
+/* `file` names a directory on its first line after `prefix` ("gitdir: ",
+ * or nothing for commondir), relative to `base`: its real path in out. */
+static int git_pointer(const char *file, const char *prefix, const char *base, char *out,
+                       size_t size)
+{
+    char line[PATH_MAX + 16], joined[2 * PATH_MAX + 32], *v = line, *real;
+    size_t pl = strlen(prefix), n;
+    FILE *f = fopen(file, "re");
+    if (!f)
+        return 0;
+    if (!fgets(line, sizeof line, f)) {
+        fclose(f);
+        return 0;
+    }
+    fclose(f);
+    n = strcspn(line, "\r\n");
+    line[n] = '\0';
+    if (strncmp(line, prefix, pl) != 0)
+        return 0;
+    v += pl;
+    if (v[0] == '/')
+        snprintf(joined, sizeof joined, "%s", v);
+    else
+        snprintf(joined, sizeof joined, "%s/%s", base, v);
+    real = realpath(joined, NULL);
+    if (!real)
+        return 0;
+    snprintf(out, size, "%s", real);
+    free(real);
+    return 1;
+}
+
+/* A repository's hooks and config that live outside its read-only .git:
+ * core.hooksPath (.husky), hooks that are symlinks, included config files,
+ * the config files outside the repository. A .git that is a file (a linked
+ * worktree, a submodule) leads to its gitdir and that one's common dir,
+ * wherever they are: both are write-protected whole, like a .git. */
+static int git_outside(struct walk *w, const char *git, int is_file)
+{
+    static const char *const managers[] = {".husky", ".pre-commit-config.yaml", "lefthook.yml",
+                                           "lefthook.yaml", ".lefthook.yml", "lefthook-local.yml"};
+    char p[PATH_MAX + 64], worktree[PATH_MAX], gd[PATH_MAX], common[PATH_MAX];
+    int rc = SANDBOX_OK;
+    char *slash;
+    struct stat st;
+    size_t i;
+    snprintf(worktree, sizeof worktree, "%s", git);
+    slash = strrchr(worktree, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(gd, sizeof gd, "%s", git);
+    if (is_file) {
+        if (!git_pointer(git, "gitdir: ", worktree, gd, sizeof gd))
+            return SANDBOX_OK; /* not a gitfile git follows either */
+        rc = git_protect(w, gd, "its git directory", git);
+    }
+    snprintf(common, sizeof common, "%s", gd);
+    snprintf(p, sizeof p, "%s/commondir", gd);
+    if (rc == SANDBOX_OK && git_pointer(p, "", gd, common, sizeof common))
+        rc = git_protect(w, common, "its common git directory", p);
+    if (rc == SANDBOX_OK)
+        rc = git_links(w, common, "a link in the git directory", common);
+    snprintf(p, sizeof p, "%s/config", common);
+    if (rc == SANDBOX_OK)
+        rc = git_config(w, p, worktree, 0);
+    snprintf(p, sizeof p, "%s/config.worktree", gd);
+    if (rc == SANDBOX_OK)
+        rc = git_config(w, p, worktree, 0);
+    if (rc == SANDBOX_OK)
+        rc = git_global(w, worktree);
+    if (rc == SANDBOX_OK)
+        git_index_warn(w, gd, worktree);
+    snprintf(p, sizeof p, "%s/hooks", common);
+    if (rc == SANDBOX_OK)
+        rc = git_links(w, p, "a hook (a symlink)", common);
+    snprintf(p, sizeof p, "%s/info", common);
+    if (rc == SANDBOX_OK)
+        rc = git_links(w, p, "a link in the git directory", common);
+    /* Hook managers' files next to .git name the commands their hooks run:
+     * write-protected when they exist (a missing one is not refused). */
+    for (i = 0; rc == SANDBOX_OK && i < sizeof managers / sizeof managers[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", worktree, managers[i]);
+        if (lstat(p, &st) == 0)
+            rc = git_protect(w, p, "a hook manager's file", git);
+    }
+    return rc;
+}
+
 static int git_all(struct walk *w)
 {
-    size_t i;
+    size_t i, n = w->m->n;
     int rc = SANDBOX_OK;
     struct stat st;
-    /* Entries added here are never a .git: the loop sees each once. */
-    for (i = 0; rc == SANDBOX_OK && i < w->m->n; i++) {
+    /* The .git entries of the scan; what git_outside adds is never one. */
+    for (i = 0; rc == SANDBOX_OK && i < n; i++) {
         const char *path = w->m->e[i].path, *base = strrchr(path, '/');
         if (w->m->e[i].how != MASK_READONLY || !base || sbx_strncasecmp_ascii(base, "/.git", 6) != 0 ||
-            stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+            stat(path, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
             continue;
-        rc = git_outside(w, path);
+        rc = git_outside(w, path, S_ISREG(st.st_mode));
     }
     return rc;
 }
@@ -832,6 +1146,25 @@ static int format_map(char *buf, size_t size, size_t *len, unsigned long id)
     if (n < 0 || (size_t)n >= size)
         return -1;
     *len = (size_t)n;
+    return 0;
+}
+
+/* Is `path` (len bytes, a real path) a write-protected path or one of its
+ * ancestors? A read-only bind protects an inode, while git finds hooks by
+ * path: renaming an ancestor away and making a new one in its place would
+ * put a writable tree where the next git looks (issue 18). The guard asks
+ * this for every name it moves or creates. Async-signal-safe. */
+int sbx_mask_fixed_under(const struct sbx_mask_plan *m, const char *path, size_t len)
+{
+    size_t i;
+    if (!m)
+        return 0;
+    for (i = 0; i < m->n; i++) {
+        const char *f = m->e[i].path;
+        if (m->e[i].how == MASK_READONLY && strncmp(f, path, len) == 0 &&
+            (f[len] == '\0' || f[len] == '/'))
+            return 1;
+    }
     return 0;
 }
 
@@ -849,8 +1182,8 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
 {
     struct sbx_mask_plan *m;
     struct walk w;
-    const char *roots[64];
-    char *real[64];
+    const char **roots;
+    char **real;
     size_t n_roots = 0, i;
     int rc = SANDBOX_OK;
     struct sbx_ll_ruleset_attr attr;
@@ -878,8 +1211,17 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
     }
 
     /* The scanned roots: the writable ones where a command works (not the
-     * temp directories or /dev), else the project and working directory. */
-    for (i = 0; i < r->n_roots && n_roots < 62; i++)
+     * temp directories or /dev), else the project and working directory.
+     * As many as there are: an unscanned root is an unprotected one. */
+    roots = calloc(r->n_roots + 2, sizeof *roots);
+    real = calloc(r->n_roots + 2, sizeof *real);
+    if (!roots || !real) {
+        free(roots);
+        free(real);
+        sbx_mask_free(m);
+        return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory");
+    }
+    for (i = 0; i < r->n_roots; i++)
         if (r->roots[i].kind == SBX_ROOT_PROJECT || r->roots[i].kind == SBX_ROOT_ADDED ||
             r->roots[i].kind == SBX_ROOT_WORKDIR)
             roots[n_roots++] = r->roots[i].path;
@@ -926,6 +1268,12 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
                  "protected paths: followed %zu symlink%s out of the scanned directories and "
                  "masked what they reach (first: %s)",
                  w.n_followed, w.n_followed == 1 ? "" : "s", w.followed);
+    if (rc == SANDBOX_OK && w.n_skipped)
+        sbx_warn(warning, warning_size,
+                 "protected paths: did not follow %zu symlink%s to a pseudo file system or to a "
+                 "directory above the scanned ones (first: %s); what they reach beyond the "
+                 "scanned directories and the home is not masked",
+                 w.n_skipped, w.n_skipped == 1 ? "" : "s", w.skipped);
     if (rc == SANDBOX_OK)
         rc = scan_home(&w);
     if (rc == SANDBOX_OK)
@@ -969,6 +1317,8 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, char *wa
     }
     for (i = 0; i < n_roots; i++)
         free(real[i]);
+    free(real);
+    free(roots);
     for (i = 0; i < w.n_extra; i++)
         free(w.extra[i]);
     free(w.extra);
