@@ -6,7 +6,7 @@
 . "$SBX_TESTLIB"
 
 proj=$_scratch/proj
-home=$_scratch/home
+home=$_home/home
 mkdir -p "$proj" "$home"
 cd "$proj" || exit 1
 export HOME=$home
