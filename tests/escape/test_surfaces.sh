@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Escape classes of issue 17, each route shown working unconfined first:
 # - root writing /proc/sys (kernel.core_pattern: its |helper runs outside
-#   every filter) and /sys: read-only in a private mount namespace (EROFS);
+#   every filter), /proc/irq, /proc/bus and the other non-process /proc
+#   directories, and /sys: read-only in a private mount namespace (EROFS);
 # - root reading raw disks: no block device in the command's /dev;
 # - loop ioctls (LOOP_SET_CAPACITY, LOOP_CTL_GET_FREE on inherited
 #   descriptors) and TUNSETIFF to an existing tun device: EPERM by number;
@@ -46,6 +47,15 @@ NOROOT="as nobody the route is closed unconfined already (DAC)"
 if [ "$root" = 1 ]; then
   expect_status 0 "root rewrites kernel.core_pattern unconfined (same bytes)" \
     "$S" rewrite /proc/sys/kernel/core_pattern
+  # /proc/irq/N/smp_affinity_list: the first IRQ whose affinity root can set
+  # here (some refuse with EIO); the probe writes back the bytes it read.
+  irqf=
+  for f in /proc/irq/*/smp_affinity_list; do
+    [ -w "$f" ] && "$S" rewrite "$f" >/dev/null 2>&1 && { irqf=$f; break; }
+  done
+  if [ -n "$irqf" ]; then
+    expect_status 0 "root rewrites $irqf unconfined (same bytes)" "$S" rewrite "$irqf"
+  fi
   sysf=/sys/kernel/mm/ksm/run
   [ -w "$sysf" ] || sysf=
   [ -n "$sysf" ] && expect_status 0 "root rewrites $sysf unconfined" "$S" rewrite "$sysf"
@@ -55,11 +65,17 @@ if [ "$root" = 1 ]; then
     if [ -n "$sysf" ]; then
       expect_refused_any "$sysf under $m as root" "EROFS|EACCES" "$L" "$m" -- "$S" rewrite "$sysf"
     fi
-    for f in /proc/sysrq-trigger /sys/fs/cgroup; do
+    for f in /proc/sysrq-trigger /sys/fs/cgroup /proc/bus /proc/fs /proc/acpi /proc/driver /proc/tty; do
       [ -e "$f" ] || continue
       expect_status 0 "$f's mount under $m" "$L" "$m" -- "$S" rofs "$f"
       expect_output_has "ro" "$f is read-only under $m"
     done
+    if [ -n "$irqf" ]; then
+      expect_refused_any "$irqf under $m as root" "EROFS" "$L" "$m" -- "$S" rewrite "$irqf"
+    fi
+    # The command's own /proc files stay writable (uid_map, oom_score_adj).
+    expect_status 0 "/proc/self stays writable under $m" "$L" "$m" -- "$S" rofs /proc/self/oom_score_adj
+    expect_output_has "rw" "/proc/self/oom_score_adj is writable under $m"
   done
 else
   skip "core_pattern and /sys: $NOROOT"
