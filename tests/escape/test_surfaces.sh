@@ -175,6 +175,34 @@ for m in "${ESC_MODES[@]}"; do
   expect_output_has "after=1/1" "... and still 1/1 after the command set 0 under $m"
 done
 
+# A socket core_pattern ("@path", Linux 6.16+) ignores RLIMIT_CORE: the
+# launcher refuses to run. Simulated in a private mount namespace, a file
+# bound over /proc/sys/kernel/core_pattern (the host's is never touched);
+# making the namespace needs root, the nobody case runs inside it by setpriv.
+if [ "$root" = 1 ] && unshare -m true 2>"$_err"; then
+  printf '@/run/sbx-core.sock\n' >"$_scratch/core_sock"
+  printf 'core\n' >"$_scratch/core_file"
+  N=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+  chmod 644 "$_scratch/core_sock" "$_scratch/core_file"
+  for m in "${ESC_MODES[@]}"; do
+    for who in root nobody; do
+      run=()
+      [ "$who" = nobody ] && run=("${N[@]}")
+      expect_status 126 "$m as $who refuses to run under a socket core_pattern" \
+        unshare -m sh -c 'mount --bind "$0" /proc/sys/kernel/core_pattern && exec "$@"' \
+        "$_scratch/core_sock" "${run[@]}" "$L" "$m" -- true
+      expect_output_has "coredump socket" "... and says why ($m, $who)"
+      expect_status 0 "$m as $who runs under a file core_pattern" \
+        unshare -m sh -c 'mount --bind "$0" /proc/sys/kernel/core_pattern && exec "$@"' \
+        "$_scratch/core_file" "${run[@]}" "$L" "$m" -- true
+    done
+  done
+elif [ "$root" = 1 ]; then
+  skip "mountns: a private mount namespace cannot be made here: $(head -1 "$_err")"
+else
+  skip "root: simulating a socket core_pattern needs a mount namespace; the root run checks nobody through setpriv"
+fi
+
 # -- 9. keyrings --
 expect_status 0 "add_key to the user keyring works unconfined" "$S" keyring
 for m in "${ESC_MODES[@]}"; do
