@@ -16,6 +16,7 @@
 #include "../backend.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
@@ -66,6 +67,26 @@ int sbx_linux_prepare_resolved(const sbx_resolved *r, struct sbx_linux_plan *pla
     }
     if (rc == SANDBOX_OK)
         rc = sbx_mask_check(r, err);
+    /* A socket core_pattern ("@path", "@@path", Linux 6.16+) ignores the
+     * limit of 1 that stops pipe helpers, and a dumpable flag cleared before
+     * exec is set again by the exec itself: the only sound answer is not to
+     * run. The first byte is enough. */
+    if (rc == SANDBOX_OK && plan->bpf) {
+        char first = 0;
+        int fd = open("/proc/sys/kernel/core_pattern", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            if (read(fd, &first, 1) != 1)
+                first = 0;
+            close(fd);
+        }
+        if (first == '@')
+            rc = sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0,
+                          "kernel.core_pattern names a coredump socket ('@'), which the kernel "
+                          "serves whatever RLIMIT_CORE is: a crash would hand the command's "
+                          "memory to the socket's server outside the sandbox; set a file or "
+                          "'|' pattern (sysctl kernel.core_pattern=core), then run again; the "
+                          "command was not run");
+    }
     if (rc == SANDBOX_OK && plan->bpf) {
         struct rlimit core;
         /* Apply cannot raise a hard limit of 0 to the 1 that stops pipe helpers. */
@@ -316,7 +337,9 @@ void sbx_backend_self_test(sandbox_report *rep)
     sbx_warn(rep->network.detail, sizeof rep->network.detail,
              "root loses kernel-administration capabilities and gets read-only /proc/sys and "
              "/sys (no core_pattern helper); loop and tun ioctls, the mount API and RLIMIT_CORE "
-             "changes are refused");
+             "changes are refused; core dumps are stopped (RLIMIT_CORE 1/1) for file and '|' "
+             "core_patterns, and a socket ('@') core_pattern, which ignores the limit, makes "
+             "every mode exit 126");
 
     abi = sbx_landlock_abi(&why);
     rep->landlock_abi = abi < 0 ? 0 : abi;

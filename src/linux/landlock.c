@@ -21,6 +21,28 @@
 #  define SYS_openat2 437
 #endif
 
+/* /sys/kernel/security/lsm: "lockdown,capability,landlock,bpf". Unreadable
+ * (securityfs not mounted, as in most containers) counts as not listed. */
+static int lsm_lists_landlock(void)
+{
+    char buf[512];
+    const char *p;
+    ssize_t n;
+    int fd = open("/sys/kernel/security/lsm", O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    for (p = buf; (p = strstr(p, "landlock")) != NULL; p += 8)
+        if ((p == buf || p[-1] == ',') && (p[8] == ',' || p[8] == 0 || p[8] == '\n'))
+            return 1;
+    return 0;
+}
+
 int sbx_landlock_abi(const char **why)
 {
     int abi = sbx_ll_create_ruleset(NULL, 0, SBX_LL_CREATE_RULESET_VERSION);
@@ -31,6 +53,13 @@ int sbx_landlock_abi(const char **why)
     }
     switch (errno) {
     case ENOSYS:
+        /* The kernel says it runs Landlock: an outer seccomp filter answers
+         * ENOSYS to make the launcher run unconfined. */
+        if (lsm_lists_landlock()) {
+            *why = "the kernel lists landlock in /sys/kernel/security/lsm, so the ENOSYS comes "
+                   "from an outer seccomp filter that hides it";
+            return -ENOSYS;
+        }
         *why = "Landlock is not supported by this kernel (needs Linux 5.13+ built with "
                "CONFIG_SECURITY_LANDLOCK and landlock in lsm=)";
         break;

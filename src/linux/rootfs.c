@@ -6,8 +6,9 @@
  * `|helper` in kernel.core_pattern runs outside every filter) and the disks
  * readable beneath every mask. The launcher still has CAP_SYS_ADMIN here, so
  * the command gets its own mount namespace, without a user namespace:
- *   - /proc/sys, /proc/sysrq-trigger and /proc/irq bound read-only, /sys
- *     made read-only with everything mounted beneath it;
+ *   - /proc/sysrq-trigger and every top-level directory of /proc that is
+ *     not a process's (sys, irq, bus, fs, acpi, driver, tty...) bound
+ *     read-only, /sys made read-only with everything mounted beneath it;
  *   - /dev replaced by a small tmpfs holding bind mounts of the character
  *     devices commands use (the same inodes, so the Landlock rules made
  *     before the fork still match), /dev/pts, /dev/shm and /dev/mqueue, and
@@ -87,9 +88,12 @@ static const char *const dev_links[][2] = {
     {"stderr", "/proc/self/fd/2"},
 };
 
-/* /proc files and trees that uid 0 could otherwise write and that reach
- * past the command (/proc/irq only tunes interrupts: left, it costs a mount). */
-static const char *const proc_ro[] = {"/proc/sys", "/proc/sysrq-trigger"};
+/* /proc files that uid 0 could otherwise write and that reach past the
+ * command; the directories are found by name below (proc_dirs_read_only). */
+static const char *const proc_ro[] = {"/proc/sysrq-trigger"};
+/* Top-level /proc directories left writable: pressure's writes arm a PSI
+ * trigger that belongs to the open file, not a host setting. */
+static const char *const proc_rw[] = {"pressure"};
 
 int sbx_rootfs_wanted(uint64_t drop_caps)
 {
@@ -302,6 +306,52 @@ out:
     return rc;
 }
 
+/* Every top-level directory of /proc but the processes' (digits, self,
+ * thread-self: the command's own files, uid_map included, stay writable):
+ * sys, irq (smp_affinity), bus (PCI config space), fs, acpi, driver, tty and
+ * whatever a kernel adds later. Found by name, so a new one is covered. */
+static int proc_dirs_read_only(int *sys_errno)
+{
+    char buf[2048], path[64];
+    long got;
+    int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (dir < 0)
+        return errno == ENOENT ? 0 : fail(sys_errno);
+    while ((got = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
+        long at = 0;
+        while (at < got) {
+            /* struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name */
+            unsigned short reclen;
+            unsigned char type = (unsigned char)buf[at + 18];
+            const char *name = buf + at + 19;
+            size_t i, len = strlen(name);
+            int skip = type != DT_DIR || (name[0] >= '0' && name[0] <= '9') || name[0] == '.' ||
+                       strcmp(name, "self") == 0 || strcmp(name, "thread-self") == 0 ||
+                       len + sizeof "/proc/" > sizeof path;
+            memcpy(&reclen, buf + at + 16, sizeof reclen);
+            at += reclen;
+            for (i = 0; !skip && i < sizeof proc_rw / sizeof proc_rw[0]; i++)
+                skip = strcmp(name, proc_rw[i]) == 0;
+            if (skip)
+                continue;
+            memcpy(path, "/proc/", 6);
+            memcpy(path + 6, name, len + 1);
+            if (bind_read_only(path, sys_errno) != 0) {
+                close(dir);
+                return -1;
+            }
+        }
+    }
+    if (got < 0) {
+        fail(sys_errno);
+        close(dir);
+        return -1;
+    }
+    close(dir);
+    return 0;
+}
+
 int sbx_rootfs_apply(int *sys_errno)
 {
     uint64_t attr[4] = SBX_MOUNT_ATTR_READ_ONLY;
@@ -316,6 +366,8 @@ int sbx_rootfs_apply(int *sys_errno)
     for (i = 0; i < sizeof proc_ro / sizeof proc_ro[0]; i++)
         if (bind_read_only(proc_ro[i], sys_errno) != 0)
             return -1;
+    if (proc_dirs_read_only(sys_errno) != 0)
+        return -1;
     /* /sys is a mount point already: EINVAL means it is not (no sysfs there). */
     if (syscall(SYS_mount_setattr, AT_FDCWD, "/sys", AT_RECURSIVE, attr, sizeof attr) != 0 &&
         errno != ENOENT && errno != EINVAL)

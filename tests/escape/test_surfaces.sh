@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Escape classes of issue 17, each route shown working unconfined first:
 # - root writing /proc/sys (kernel.core_pattern: its |helper runs outside
-#   every filter) and /sys: read-only in a private mount namespace (EROFS);
+#   every filter), /proc/irq, /proc/bus and the other non-process /proc
+#   directories, and /sys: read-only in a private mount namespace (EROFS);
 # - root reading raw disks: no block device in the command's /dev;
 # - loop ioctls (LOOP_SET_CAPACITY, LOOP_CTL_GET_FREE on inherited
 #   descriptors) and TUNSETIFF to an existing tun device: EPERM by number;
 # - an unexpected Landlock errno (a container profile's EPERM, ENOMEM) is
-#   exit 126, while ENOSYS keeps the best-effort warning;
+#   exit 126, while ENOSYS keeps the best-effort warning unless
+#   /sys/kernel/security/lsm lists landlock (an outer filter lies: 126);
 # - read-only mode acting on an outside process (prlimit, renice, taskset,
 #   chrt, ionice): EPERM; an ioctl off its allowlist: EPERM;
 # - core dumps: RLIMIT_CORE is 1/1 (the value that stops pipe helpers), and
@@ -44,6 +46,15 @@ esc_modes --no-network --confine-fs --sandbox --read-only
 if have core_pattern_w; then
   expect_status 0 "root rewrites kernel.core_pattern unconfined (same bytes)" \
     "$S" rewrite /proc/sys/kernel/core_pattern
+  # /proc/irq/N/smp_affinity_list: the first IRQ whose affinity root can set
+  # here (some refuse with EIO); the probe writes back the bytes it read.
+  irqf=
+  for f in /proc/irq/*/smp_affinity_list; do
+    [ -w "$f" ] && "$S" rewrite "$f" >/dev/null 2>&1 && { irqf=$f; break; }
+  done
+  if [ -n "$irqf" ]; then
+    expect_status 0 "root rewrites $irqf unconfined (same bytes)" "$S" rewrite "$irqf"
+  fi
   sysf=/sys/kernel/mm/ksm/run
   [ -w "$sysf" ] || sysf=
   [ -n "$sysf" ] && expect_status 0 "root rewrites $sysf unconfined" "$S" rewrite "$sysf"
@@ -53,11 +64,17 @@ if have core_pattern_w; then
     if [ -n "$sysf" ]; then
       expect_refused_any "$sysf under $m as root" "EROFS|EACCES" "$L" "$m" -- "$S" rewrite "$sysf"
     fi
-    for f in /proc/sysrq-trigger /sys/fs/cgroup; do
+    for f in /proc/sysrq-trigger /sys/fs/cgroup /proc/bus /proc/fs /proc/acpi /proc/driver /proc/tty; do
       [ -e "$f" ] || continue
       expect_status 0 "$f's mount under $m" "$L" "$m" -- "$S" rofs "$f"
       expect_output_has "ro" "$f is read-only under $m"
     done
+    if [ -n "$irqf" ]; then
+      expect_refused_any "$irqf under $m as root" "EROFS" "$L" "$m" -- "$S" rewrite "$irqf"
+    fi
+    # The command's own /proc files stay writable (uid_map, oom_score_adj).
+    expect_status 0 "/proc/self stays writable under $m" "$L" "$m" -- "$S" rofs /proc/self/oom_score_adj
+    expect_output_has "rw" "/proc/self/oom_score_adj is writable under $m"
   done
 else
   skip "core_pattern_w: core_pattern and /sys: this user cannot write them unconfined, the route is closed already (DAC)"
@@ -123,9 +140,44 @@ for m in "${ESC_MODES[@]}"; do
     expect_status 126 "$m fails closed when Landlock answers ${e#*:}" "$S" deny 444 "${e%%:*}" "$L" "$m" -- true
   done
 done
-expect_status 0 "--confine-fs still degrades on ENOSYS (no Landlock in this kernel)" \
-  "$S" deny 444 38 "$L" --confine-fs -- true
-expect_output_has "writes are NOT confined" "... and says so"
+# ENOSYS is "no Landlock in this kernel" only where the kernel does not list
+# landlock in /sys/kernel/security/lsm; where it does, the ENOSYS is an outer
+# filter's lie, and that is exit 126.
+if grep -qE '(^|,)landlock(,|$)' /sys/kernel/security/lsm 2>/dev/null; then
+  expect_status 126 "--confine-fs fails closed on ENOSYS where lsm lists landlock" \
+    "$S" deny 444 38 "$L" --confine-fs -- true
+else
+  expect_status 0 "--confine-fs still degrades on ENOSYS (lsm does not list landlock here)" \
+    "$S" deny 444 38 "$L" --confine-fs -- true
+  expect_output_has "writes are NOT confined" "... and says so"
+fi
+# Both sides in private mount namespaces: securityfs mounted (it lists
+# landlock on this kernel) and an empty file bound over lsm.
+if [ "$root" = 1 ] && unshare -m sh -c 'mount -t securityfs none /sys/kernel/security 2>/dev/null || :
+    grep -qE "(^|,)landlock(,|$)" /sys/kernel/security/lsm' 2>"$_err"; then
+  : >"$_scratch/lsm_empty"
+  chmod 644 "$_scratch/lsm_empty"
+  N=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+  for who in root nobody; do
+    run=()
+    [ "$who" = nobody ] && run=("${N[@]}")
+    for m in --confine-fs --sandbox --read-only; do
+      expect_status 126 "$m as $who fails closed on ENOSYS while lsm lists landlock" \
+        unshare -m sh -c 'mount -t securityfs none /sys/kernel/security 2>/dev/null; exec "$@"' - \
+        "$S" deny 444 38 "${run[@]}" "$L" "$m" -- true
+      expect_output_has "outer seccomp filter" "... and says why ($m, $who)"
+    done
+    expect_status 0 "--confine-fs as $who degrades on ENOSYS where lsm is empty" \
+      unshare -m sh -c 'mount -t securityfs none /sys/kernel/security 2>/dev/null
+        mount --bind "$0" /sys/kernel/security/lsm && exec "$@"' "$_scratch/lsm_empty" \
+      "$S" deny 444 38 "${run[@]}" "$L" --confine-fs -- true
+    expect_output_has "writes are NOT confined" "... and says so ($who)"
+  done
+elif [ "$root" = 1 ]; then
+  skip "landlock: no securityfs lists landlock here: $(head -1 "$_err" 2>/dev/null)"
+else
+  skip "root: mounting securityfs in a mount namespace needs root; the root run checks nobody through setpriv"
+fi
 
 # -- 6. read-only and an outside process of the same user --
 sleep 60 &
@@ -161,6 +213,34 @@ for m in "${ESC_MODES[@]}"; do
   expect_output_has "core=1/1" "RLIMIT_CORE is 1/1 under $m (pipe helpers skip a limit of 1)"
   expect_output_has "after=1/1" "... and still 1/1 after the command set 0 under $m"
 done
+
+# A socket core_pattern ("@path", Linux 6.16+) ignores RLIMIT_CORE: the
+# launcher refuses to run. Simulated in a private mount namespace, a file
+# bound over /proc/sys/kernel/core_pattern (the host's is never touched);
+# making the namespace needs root, the nobody case runs inside it by setpriv.
+if [ "$root" = 1 ] && unshare -m true 2>"$_err"; then
+  printf '@/run/sbx-core.sock\n' >"$_scratch/core_sock"
+  printf 'core\n' >"$_scratch/core_file"
+  N=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+  chmod 644 "$_scratch/core_sock" "$_scratch/core_file"
+  for m in "${ESC_MODES[@]}"; do
+    for who in root nobody; do
+      run=()
+      [ "$who" = nobody ] && run=("${N[@]}")
+      expect_status 126 "$m as $who refuses to run under a socket core_pattern" \
+        unshare -m sh -c 'mount --bind "$0" /proc/sys/kernel/core_pattern && exec "$@"' \
+        "$_scratch/core_sock" "${run[@]}" "$L" "$m" -- true
+      expect_output_has "coredump socket" "... and says why ($m, $who)"
+      expect_status 0 "$m as $who runs under a file core_pattern" \
+        unshare -m sh -c 'mount --bind "$0" /proc/sys/kernel/core_pattern && exec "$@"' \
+        "$_scratch/core_file" "${run[@]}" "$L" "$m" -- true
+    done
+  done
+elif [ "$root" = 1 ]; then
+  skip "mountns: a private mount namespace cannot be made here: $(head -1 "$_err")"
+else
+  skip "root: simulating a socket core_pattern needs a mount namespace; the root run checks nobody through setpriv"
+fi
 
 # -- 9. keyrings --
 expect_status 0 "add_key to the user keyring works unconfined" "$S" keyring
