@@ -92,8 +92,10 @@ static void test_read_only_refuses_every_write_outside_the_devices(void **state)
                           ops[i].what);
             continue;
         }
+        /* The pid keeps the root and nobody twins, run in parallel, apart in
+         * the shared sticky /tmp (a name the other uid made cannot be reused). */
         if (ops[i].a[0] == '/')
-            snprintf(a, sizeof a, "%s", ops[i].a);
+            snprintf(a, sizeof a, "%s.%ld", ops[i].a, (long)getpid());
         else
             snprintf(a, sizeof a, "%s/%s", base, ops[i].a);
         if (ops[i].op == op_rename)
