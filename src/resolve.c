@@ -979,7 +979,7 @@ int sbx_resolve(const sandbox_policy *p, int target, sbx_resolved *r, sandbox_er
      * getcwd() otherwise, whose links the kernel already resolved. */
     if (!p->working_dir) {
 #ifndef _WIN32
-        const char *pwd = unix_like ? getenv("PWD") : NULL;
+        const char *pwd = getenv("PWD"); /* this host's, whatever the target */
         struct stat ps, ds;
         if (pwd && pwd[0] == '/' && stat(pwd, &ps) == 0 && stat(".", &ds) == 0 &&
             ps.st_dev == ds.st_dev && ps.st_ino == ds.st_ino)
@@ -988,7 +988,9 @@ int sbx_resolve(const sandbox_policy *p, int target, sbx_resolved *r, sandbox_er
         if (!cwd) {
             cwd = current_dir();
             f.cwd_errno = cwd ? 0 : errno;
-            f.cwd_physical = 1;
+            /* Only a plan for this machine is enforced from this path; another
+             * target's plan (explain) has no link of this host to fear. */
+            f.cwd_physical = target == host_target();
         }
     }
     f.cwd = cwd;
