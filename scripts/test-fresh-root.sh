@@ -77,7 +77,10 @@ run_entry() {
         umount -l /.old-root && cd / && exec "$@"' - "${envs[@]}" bash -c "$inner" || got=$?
       ;;
     chroot)
-      R=$root unshare -m --propagation private bash -c "$mounts"' && exec chroot "$R" "$@"' - \
+      # The root bound onto itself, as sbuild-style chroots are: a root
+      # command's private namespace must make "/" a slave mount, which fails
+      # (and the launcher then refuses, 126) where "/" is no mount point.
+      R=$root unshare -m --propagation private bash -c 'mount --bind "$R" "$R" && '"$mounts"' && exec chroot "$R" "$@"' - \
         "${envs[@]}" bash -c "$inner" || got=$?
       ;;
   esac

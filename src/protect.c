@@ -591,6 +591,10 @@ static int find_homes(sbx_resolved *r)
  * masks follow the link anyway, the creation guard sees only real paths. */
 static char *real_variant(const char *abs)
 {
+#ifdef _WIN32
+    (void)abs; /* the Windows plan matches by its own scan (src/windows) */
+    return NULL;
+#else
     char buf[PATH_MAX], *real, *out;
     size_t n = strlen(abs), cut = n, rl;
     if (n >= sizeof buf)
@@ -622,6 +626,7 @@ static char *real_variant(const char *abs)
     }
     free(real);
     return out;
+#endif
 }
 
 /* Credential locations a tool is told by the environment to use instead of
@@ -658,7 +663,12 @@ static int push_env_paths(const sandbox_policy *p, sbx_resolved *r, int targets)
     size_t i, n;
     int rc = SANDBOX_OK;
     if (!base || base[0] != '/')
+#ifdef _WIN32
+        base = NULL; /* relative values are resolved on unix hosts only */
+    (void)cwd;
+#else
         base = getcwd(cwd, sizeof cwd);
+#endif
     for (i = 0; rc == SANDBOX_OK && i < sizeof env_paths / sizeof env_paths[0]; i++) {
         const char *v = getenv(env_paths[i].var), *c;
         for (c = v; rc == SANDBOX_OK && c && *c; c += n + (c[n] == ':')) {

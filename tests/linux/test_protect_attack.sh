@@ -13,9 +13,7 @@ mkdir -p "$proj/sub" "$home" "$out"
 cd "$proj" || exit 1
 export HOME=$home
 if ! "$L" --sandbox --protect-secrets -- true >"$_out" 2>"$_err"; then
-  echo "skip: the launcher cannot confine with protected paths here: $(head -1 "$_err")"
-  rm -rf "$_scratch"
-  exit 77
+  skip_all "userns: the launcher cannot confine with protected paths here: $(head -1 "$_err")"
 fi
 S=("$L" --sandbox --protect-secrets --project "$proj" --)
 me=$(id -u)
