@@ -281,4 +281,10 @@ void sbx_seccomp_explain_guard(const sbx_resolved *r, int json, sbx_buf *out);
 void sbx_seccomp_explain_userns(const sbx_resolved *r, int json, sbx_buf *out);
 void sbx_landlock_explain(const sbx_resolved *r, int json, sbx_buf *out);
 
+/* Call visit(fd, ctx) for each open descriptor from `from` up, stopping at
+ * the first nonzero answer, which is returned (0 when none): /proc/self/fd
+ * where it can be read, else every number below RLIMIT_NOFILE (capped). Raw
+ * getdents64, no allocation: async-signal-safe, for a spawned child. */
+int sbx_fd_each(int from, int (*visit)(int fd, void *ctx), void *ctx);
+
 #endif

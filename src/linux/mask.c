@@ -1501,46 +1501,16 @@ static int fd_step(int fd)
     return SBX_STEP_NONE;
 }
 
+static int fd_visit(int fd, void *ctx)
+{
+    int step = fd_step(fd);
+    if (step != SBX_STEP_NONE)
+        *(int *)ctx = fd;
+    return step;
+}
+
 int sbx_fds_check(int *sys_errno)
 {
-    char buf[1024];
-    struct rlimit rl;
-    long n, pos;
-    int dir, fd, step;
-
     *sys_errno = 0;
-    dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir >= 0) {
-        while ((n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
-            for (pos = 0; pos < n;) {
-                /* struct linux_dirent64: ino(8) off(8) reclen(2) type(1) name */
-                unsigned short reclen;
-                const char *name = buf + pos + 19;
-                memcpy(&reclen, buf + pos + 16, sizeof reclen);
-                pos += reclen;
-                if (name[0] < '0' || name[0] > '9')
-                    continue;
-                for (fd = 0; *name >= '0' && *name <= '9'; name++)
-                    fd = fd * 10 + (*name - '0');
-                if (fd != dir && (step = fd_step(fd)) != SBX_STEP_NONE) {
-                    close(dir);
-                    *sys_errno = fd;
-                    return step;
-                }
-            }
-        }
-        close(dir);
-        if (n == 0)
-            return SBX_STEP_NONE;
-    }
-    /* No /proc: every possible number. */
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-        rl.rlim_cur > (1U << 20))
-        rl.rlim_cur = 1U << 20;
-    for (fd = 0; fd < (int)rl.rlim_cur; fd++)
-        if ((step = fd_step(fd)) != SBX_STEP_NONE) {
-            *sys_errno = fd;
-            return step;
-        }
-    return SBX_STEP_NONE;
+    return sbx_fd_each(0, fd_visit, sys_errno);
 }

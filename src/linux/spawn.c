@@ -81,19 +81,13 @@ static void child_fail(const struct spawn_ctx *c, int step, int err)
     _exit(126);
 }
 
-/* Mark every descriptor above 2 close-on-exec. Marking rather than closing
- * keeps the report pipe and the Landlock ruleset usable until the exec, which
- * then closes them with the rest. */
-static int mark_all_cloexec(void)
+int sbx_fd_each(int from, int (*visit)(int fd, void *ctx), void *ctx)
 {
     char buf[1024];
     struct rlimit rl;
     long n, pos;
-    int dir, fd;
+    int dir, fd, r;
 
-    if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
-        return 0;
-    /* Before Linux 5.11: walk /proc/self/fd, the descriptors really open. */
     dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir >= 0) {
         while ((n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
@@ -107,8 +101,10 @@ static int mark_all_cloexec(void)
                     continue;
                 for (fd = 0; *name >= '0' && *name <= '9'; name++)
                     fd = fd * 10 + (*name - '0');
-                if (fd > 2 && fd != dir)
-                    fcntl(fd, F_SETFD, FD_CLOEXEC);
+                if (fd >= from && fd != dir && (r = visit(fd, ctx)) != 0) {
+                    close(dir);
+                    return r;
+                }
             }
         }
         close(dir);
@@ -119,9 +115,28 @@ static int mark_all_cloexec(void)
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
         rl.rlim_cur > (1U << 20))
         rl.rlim_cur = 1U << 20;
-    for (fd = 3; fd < (int)rl.rlim_cur; fd++)
-        fcntl(fd, F_SETFD, FD_CLOEXEC);
+    for (fd = from; fd < (int)rl.rlim_cur; fd++)
+        if ((r = visit(fd, ctx)) != 0)
+            return r;
     return 0;
+}
+
+static int set_cloexec(int fd, void *ctx)
+{
+    (void)ctx;
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    return 0;
+}
+
+/* Mark every descriptor above 2 close-on-exec. Marking rather than closing
+ * keeps the report pipe and the Landlock ruleset usable until the exec, which
+ * then closes them with the rest. */
+static int mark_all_cloexec(void)
+{
+    if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+        return 0;
+    /* Before Linux 5.11: walk the descriptors really open. */
+    return sbx_fd_each(3, set_cloexec, NULL);
 }
 
 static int child_main(void *arg)
