@@ -6,7 +6,8 @@
  * --self-test was given, at most LAUNCHER_MAX_KEEP_FDS descriptors are kept,
  * all of them >= 0, and the policy explains for the requested target with
  * valid JSON (or fails with a message). Nothing is run: the fuzzer never
- * reaches sandbox_enforce. Run with -close_fd_mask=3 (scripts/fuzz.sh):
+ * reaches sandbox_enforce. Absolute paths are moved under a small fixture
+ * (fuzz_jail_path): the Windows explain walks the roots. Run with -close_fd_mask=3 (scripts/fuzz.sh):
  * usage errors print. */
 #include "fuzz_common.h"
 
@@ -16,7 +17,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *storage, *parts[FUZZ_MAX_STRINGS + 1];
-    char *argv[FUZZ_MAX_STRINGS + 2];
+    char *argv[FUZZ_MAX_STRINGS + 2], *jailed[FUZZ_MAX_STRINGS + 1];
     struct launcher_opts o;
     size_t n, i;
     int rc, argc;
@@ -24,18 +25,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     n = fuzz_split(data, size, &storage, parts);
     argv[0] = (char *)"sandbox-exec-launcher";
     for (i = 0; i < n; i++)
-        argv[i + 1] = parts[i];
+        argv[i + 1] = jailed[i] = fuzz_jail_path(parts[i]);
     argv[n + 1] = NULL;
     argc = (int)n + 1;
 
     rc = parse_args(argc, argv, &o);
     if (rc != LAUNCHER_PROCEED) {
         FUZZ_CHECK(rc == 0 || rc == EXIT_USAGE || rc == EXIT_CANNOT_RUN);
+        fuzz_free_all(jailed, n);
         free(storage);
         return 0;
     }
     if (o.self_test) {
         FUZZ_CHECK(o.policy == NULL);
+        fuzz_free_all(jailed, n);
         free(storage);
         return 0;
     }
@@ -62,6 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     sandbox_policy_free(o.policy);
+    fuzz_free_all(jailed, n);
     free(storage);
     return 0;
 }

@@ -8,7 +8,8 @@
  * starting with an opcode byte that says which setter gets the rest (project
  * root, added dir, working dir, temp dir, output dir, allowed hard link,
  * protected pattern of either kind, removal of a pattern) or that it is the
- * command. Nothing here touches the filesystem: explain is pure. Invariants:
+ * command. Paths are moved under a small fixture (fuzz_jail_path): the
+ * Windows explain walks the roots it names on this host. Invariants:
  *   - setters refuse exactly the empty and relative paths and bad values;
  *   - sbx_resolve lists no root twice and none of them empty;
  *   - sandbox_explain succeeds or fails with a message, and its JSON output
@@ -66,13 +67,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *s = parts[i];
         if (!s[0])
             continue;
+        char *jp;
         switch ((unsigned char)s[0] % 10) {
-        case 0: rc = sandbox_policy_set_project_root(policy, s + 1); break;
-        case 1: rc = sandbox_policy_add_writable_dir(policy, s + 1); break;
-        case 2: rc = sandbox_policy_set_working_dir(policy, s + 1); break;
-        case 3: rc = sandbox_policy_set_temp_dir(policy, s + 1); break;
-        case 4: rc = sandbox_policy_set_output_dir(policy, s + 1); break;
-        case 5: rc = sandbox_policy_allow_hardlink(policy, s + 1); break;
+        case 0:
+        case 1:
+        case 2:
+        case 3:
+        case 4:
+        case 5:
+            jp = fuzz_jail_path(s + 1);
+            switch ((unsigned char)s[0] % 10) {
+            case 0: rc = sandbox_policy_set_project_root(policy, jp); break;
+            case 1: rc = sandbox_policy_add_writable_dir(policy, jp); break;
+            case 2: rc = sandbox_policy_set_working_dir(policy, jp); break;
+            case 3: rc = sandbox_policy_set_temp_dir(policy, jp); break;
+            case 4: rc = sandbox_policy_set_output_dir(policy, jp); break;
+            default: rc = sandbox_policy_allow_hardlink(policy, jp); break;
+            }
+            free(jp);
+            break;
         case 6:
         case 7:
             /* Patterns have their own grammar: only the call must be safe. */

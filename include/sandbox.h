@@ -39,10 +39,20 @@ extern "C" {
 
 /* ---- versions ------------------------------------------------------------ */
 
+/* The one place the version is written. CMakeLists.txt reads these three
+ * lines, so the project version, the SONAME, the pkg-config file and the CMake
+ * package follow; tests/install/test_version.sh fails when any copy that
+ * cannot follow (debian/changelog, CHANGELOG.md) or any built artefact
+ * disagrees. */
 #define SANDBOX_VERSION_MAJOR 0
 #define SANDBOX_VERSION_MINOR 1
 #define SANDBOX_VERSION_PATCH 0
-#define SANDBOX_VERSION_STRING "0.1.0"
+#define SANDBOX_VERSION_STR_(x) #x
+#define SANDBOX_VERSION_STR(x) SANDBOX_VERSION_STR_(x)
+/* "MAJOR.MINOR.PATCH", spelled from the three numbers above. */
+#define SANDBOX_VERSION_STRING                                                                     \
+    SANDBOX_VERSION_STR(SANDBOX_VERSION_MAJOR)                                                     \
+    "." SANDBOX_VERSION_STR(SANDBOX_VERSION_MINOR) "." SANDBOX_VERSION_STR(SANDBOX_VERSION_PATCH)
 
 /* The version of the library actually loaded, "MAJOR.MINOR.PATCH". */
 SANDBOX_API const char *sandbox_version(void);
@@ -122,10 +132,16 @@ SANDBOX_API int sandbox_policy_set_deny_user_namespaces(sandbox_policy *policy, 
 /* ---- presets: activity classes ------------------------------------------ */
 
 /*
- * What kind of work a command does, which decides the writable roots (see
- * docs/classes.md for the table per platform). The "scratch" of a class is the
- * temp directory (sandbox_policy_set_temp_dir, default $TMPDIR, else /tmp).
- * Reads are not narrowed by any class.
+ * What kind of work a command does, which decides the writable roots and the
+ * read roots (see docs/classes.md for the tables per platform). The "scratch"
+ * of a class is the temp directory (sandbox_policy_set_temp_dir, default
+ * $TMPDIR, else /tmp). Every class chosen with sandbox_policy_set_class()
+ * but TOOL_SERVER also confines reads: RESEARCH, PROJECT, BUILD and OFFLINE
+ * read the OS, the toolchains found in the home (never their credential
+ * files), the project, working directory and scratch (BUILD also its package
+ * caches); MEDIA reads the OS, the project, its output folder and scratch. A
+ * policy without a class (plain network or filesystem confinement) reads
+ * everything the account can read.
  */
 enum sandbox_class {
     SANDBOX_CLASS_PROJECT = 0,    /* the default: the project and its scratch */
@@ -166,6 +182,16 @@ SANDBOX_API int sandbox_policy_set_writable_caches(sandbox_policy *policy, int o
  */
 SANDBOX_API int sandbox_policy_set_output_dir(sandbox_policy *policy, const char *dir);
 
+/*
+ * Let a class that confines reads also read `dir` (absolute; repeatable):
+ * a reference checkout, a data set. Judged like a writable root when the
+ * policy is enforced: "/", the home directory or an ancestor of it, and a
+ * path through a symbolic link inside a writable root or /tmp, are refused
+ * (SANDBOX_E_PATH). No effect when reads are not confined. Returns
+ * SANDBOX_OK, SANDBOX_E_INVALID (NULL, empty or relative) or SANDBOX_E_NOMEM.
+ */
+SANDBOX_API int sandbox_policy_add_readable_dir(sandbox_policy *policy, const char *dir);
+
 /* ---- pre-flight: the hard-link scan -------------------------------------- */
 
 /*
@@ -188,6 +214,57 @@ SANDBOX_API int sandbox_policy_set_scan_hardlinks(sandbox_policy *policy, int on
  * SANDBOX_OK, SANDBOX_E_INVALID or SANDBOX_E_NOMEM.
  */
 SANDBOX_API int sandbox_policy_allow_hardlink(sandbox_policy *policy, const char *path);
+
+/*
+ * Privileged local endpoints (Linux, confined writes and every class): the
+ * AF_UNIX path sockets of daemons that act outside the sandbox for their
+ * caller (container engines, the systemd managers' private sockets, the
+ * D-Bus buses, the keyring's control socket, snapd, libvirt, LXD/Incus) are
+ * unreachable by the command: each one that exists at launch is covered in
+ * the command's private mount namespace, so connect() and sendto() fail with
+ * ECONNREFUSED (docs/unix-endpoints.md). ssh-agent and gpg-agent are not on
+ * the list. sandbox_policy_allow_unix reopens one socket path (absolute; it
+ * and the listed path are compared after resolving links);
+ * sandbox_policy_deny_unix adds one. An allowed path wins over a denied one.
+ * Folders between a closed socket and the writable root it lies in cannot
+ * be renamed by the command; a denied (or allowed) path looked up through a
+ * symlink or ".." folder the command could replace fails the launch with
+ * SANDBOX_E_REFUSED.
+ * Abstract sockets (no path) made outside the sandbox are closed by a
+ * Landlock scope (ABI 6, Linux 6.12): sandbox_policy_allow_unix(p, "@")
+ * reopens all of them; "@name" alone is SANDBOX_E_INVALID (a scope has no
+ * exceptions). Repeatable. SANDBOX_OK, SANDBOX_E_INVALID (not absolute) or
+ * SANDBOX_E_NOMEM.
+ */
+SANDBOX_API int sandbox_policy_allow_unix(sandbox_policy *policy, const char *path);
+SANDBOX_API int sandbox_policy_deny_unix(sandbox_policy *policy, const char *path);
+
+/*
+ * The pre-flight index (on by default, Linux): the protected-path scan and
+ * the hard-link scan keep what they saw in ~/.libsandbox, with every
+ * directory's identity and stamps, and a later launch reuses the answer
+ * after checking that none of those changed, instead of walking the tree
+ * again. Off: every launch scans in full and reads or writes no index.
+ * Either way, every confined launch writes its writable roots down for the
+ * hard-link index of later launches, and a writable root at or beneath the
+ * index directory is refused. docs/protected-paths.md ("The scan index")
+ * says what the index relies on. Returns SANDBOX_OK or SANDBOX_E_INVALID.
+ */
+SANDBOX_API int sandbox_policy_set_scan_index(sandbox_policy *policy, int on);
+
+/*
+ * Keep the pre-flight index vouched for (Linux), for hosts that launch many
+ * commands: watch (inotify) every directory the stored indexes list and
+ * answer launches asking whether any changed, so a warm launch skips its
+ * per-directory check. Blocks until `stop_fd` is readable or hung up (a
+ * pipe or eventfd the host writes to), then returns SANDBOX_OK; at most one
+ * runs per user (SANDBOX_E_REFUSED otherwise). `answered` and `vouched`
+ * (may be NULL) receive how many launches asked and how many it vouched
+ * for. SANDBOX_E_PATH without an index directory, SANDBOX_E_SYSTEM, and
+ * SANDBOX_E_UNSUPPORTED off Linux. Launches work the same without it.
+ */
+SANDBOX_API int sandbox_index_watch(int stop_fd, unsigned long long *answered,
+                                    unsigned long long *vouched, sandbox_error *error);
 
 typedef struct sandbox_scan_report {
     unsigned long long files;       /* regular files examined */
@@ -215,12 +292,19 @@ SANDBOX_API void sandbox_scan_report_clear(sandbox_scan_report *report);
 
 /* How a protected pattern restricts the paths it matches. */
 enum sandbox_protect_kind {
-    SANDBOX_PROTECT_ALL = 0,  /* neither readable nor writable (secrets) */
-    SANDBOX_PROTECT_WRITE = 1 /* readable, never writable (.git) */
+    SANDBOX_PROTECT_ALL = 0,   /* neither readable nor writable, nor created (secrets) */
+    SANDBOX_PROTECT_WRITE = 1, /* readable, never writable, nor created (.vscode);
+                                  a new .git may be created (git init, git clone) */
+    SANDBOX_PROTECT_GIT = 2    /* for ".git" only: the repository stays writable
+                                  (git add, git commit), what makes git run code
+                                  stays read-only: hooks, config, info, modules,
+                                  worktrees, commondir, a .git file
+                                  (docs/protected-paths.md); Windows: as WRITE */
 };
 
 /*
- * Protect the paths that `pattern` matches, even inside a writable root.
+ * Protect the paths that `pattern` matches, even inside a writable root, with
+ * `kind` (SANDBOX_PROTECT_GIT only for the pattern ".git").
  * Matching is case-insensitive (ASCII) and per path component:
  *   "name"      one component anywhere below the scanned roots and $HOME;
  *               '*' and '?' match within a component (".env.*", "*.pem");
@@ -238,11 +322,79 @@ SANDBOX_API int sandbox_policy_remove_protected(sandbox_policy *policy, const ch
 /* Add the default set (what --protect-secrets means): .env and .env.*, private
  * keys (*.pem, *.key, id_rsa, id_dsa, id_ecdsa, id_ed25519 and their variants),
  * .ssh, .aws, .gnupg, .netrc, .npmrc, .pypirc, .docker, .kube, .config/gh, the
- * macOS keychains, and .git as write-protected. Returns SANDBOX_OK,
- * SANDBOX_E_INVALID or SANDBOX_E_NOMEM. */
+ * other home credentials of docs/protected-paths.md, the macOS keychains;
+ * write-protected: .git, and the editor and agent configuration .vscode,
+ * .idea, .mcp.json, .claude, .codex, .cursor, .gemini, .devcontainer (not
+ * beneath node_modules). Returns SANDBOX_OK, SANDBOX_E_INVALID or
+ * SANDBOX_E_NOMEM. */
 SANDBOX_API int sandbox_policy_protect_defaults(sandbox_policy *policy);
 /* How many patterns the policy protects (0 for NULL). */
 SANDBOX_API size_t sandbox_policy_protected_count(const sandbox_policy *policy);
+
+/* ---- the environment ------------------------------------------------------ */
+
+/*
+ * Remove the variables that hold credentials from the command's environment
+ * (on = 1; 0, the default: the host owns the environment). Only names are
+ * judged, ASCII case-insensitively: a name ending in _TOKEN, _SECRET,
+ * _PASSWORD, _PASSWD, _PASSPHRASE, _API_KEY, _APIKEY, _SECRET_KEY,
+ * _PRIVATE_KEY, _ACCESS_KEY, _SIGNING_KEY, _AUTH, _AUTHTOKEN or _PAT, and the
+ * names TOKEN, SECRET, PASSWORD, API_KEY, APIKEY, AWS_ACCESS_KEY_ID,
+ * PGPASSWORD, MYSQL_PWD and SSHPASS (docs/host-guide.md says why each, and
+ * why SSH_AUTH_SOCK and TOKENIZERS_PARALLELISM are not). sandbox_spawn and
+ * sandbox_spawn_plan filter the envp they are given (or the caller's
+ * environment); sandbox_enforce removes the names from the calling process's
+ * environment on success, for the exec that follows. Returns SANDBOX_OK or
+ * SANDBOX_E_INVALID (NULL policy, a value other than 0 or 1).
+ */
+SANDBOX_API int sandbox_policy_set_scrub_env(sandbox_policy *policy, int on);
+/* Keep the variable `name` although scrubbing would remove it; it also wins
+ * over sandbox_policy_drop_env. Repeatable. SANDBOX_OK, SANDBOX_E_INVALID
+ * (NULL, empty, or a name with '='), SANDBOX_E_NOMEM. */
+SANDBOX_API int sandbox_policy_keep_env(sandbox_policy *policy, const char *name);
+/* Remove the variable `name` too, whether or not scrubbing is on (for
+ * example SSH_AUTH_SOCK, which scrubbing keeps). Repeatable. Same returns. */
+SANDBOX_API int sandbox_policy_drop_env(sandbox_policy *policy, const char *name);
+/* 1 when the policy removes the variable `name` ("NAME" or "NAME=value")
+ * from the command's environment, else 0 (also for NULL arguments). */
+SANDBOX_API int sandbox_policy_env_removes(const sandbox_policy *policy, const char *name);
+
+/* Resource limits for a supervised run (docs/api.md, "Resource limits"). */
+enum sandbox_limit {
+    SANDBOX_LIMIT_MEMORY = 1,     /* bytes of memory for the whole run */
+    SANDBOX_LIMIT_PIDS = 2,       /* processes and threads alive at once, the whole run */
+    SANDBOX_LIMIT_CPU = 3,        /* seconds of CPU time, per process */
+    SANDBOX_LIMIT_FILE_SIZE = 4,  /* bytes: the largest file a process may write */
+    SANDBOX_LIMIT_OPEN_FILES = 5  /* descriptors per process */
+};
+
+/*
+ * Set limit `which` (enum sandbox_limit) to `value`; 0 removes it. Linux
+ * only (elsewhere sandbox_spawn refuses a policy with limits with
+ * SANDBOX_E_UNSUPPORTED). A policy with a limit needs a supervised run
+ * (sandbox_policy_needs_supervisor). Memory and processes go to a cgroup of
+ * the run's own where the caller may create one (cgroup v2 with the
+ * controller delegated), else memory falls back to RLIMIT_DATA per process
+ * and a process limit cannot be applied (the spawn fails, nothing runs);
+ * CPU time, file size and descriptors are rlimits, inherited by every
+ * descendant, which cannot raise them. Returns SANDBOX_OK, or
+ * SANDBOX_E_INVALID for a NULL policy or an unknown `which`.
+ */
+SANDBOX_API int sandbox_policy_set_limit(sandbox_policy *policy, int which,
+                                         unsigned long long value);
+/* The value set for `which`; 0 when none (or for NULL / an unknown limit). */
+SANDBOX_API unsigned long long sandbox_policy_limit(const sandbox_policy *policy, int which);
+
+/*
+ * 1 when running `policy` on this platform needs a supervised run: on Linux,
+ * any protected pattern outside read-only mode (every one is refused at
+ * creation, and a write-protected .git carries the repository rule; the
+ * creation guard is a process that stays while the command runs). sandbox_enforce refuses
+ * such a policy (SANDBOX_E_INVALID); sandbox_spawn supervises it whatever
+ * the options say; and, on Linux, any resource limit
+ * (sandbox_policy_set_limit). 0 otherwise, and for NULL. Thread-safe.
+ */
+SANDBOX_API int sandbox_policy_needs_supervisor(const sandbox_policy *policy);
 
 /* Getters, for hosts that display a policy. NULL when the value is defaulted. */
 SANDBOX_API int sandbox_policy_network(const sandbox_policy *policy);
@@ -270,12 +422,9 @@ typedef struct sandbox_result {
  * Linux: confines the calling thread (no_new_privs, Landlock, seccomp) and
  * returns SANDBOX_SELF_APPLIED; the caller then execs argv from the same
  * thread. The confinement cannot be undone and is inherited by every child.
- * With protected paths (and a filesystem mode other than read-only) the
- * process forks for the creation guard: this call returns in the CHILD (a
- * new pid, confined, with the filters loaded), while the original process
- * stays behind as the guard, never returns, and exits with the child's exit
- * status or dies of its signal (docs/protected-paths.md). A guard that cannot
- * start is an error returned in the original process.
+ * Nothing forks and no process stays: a policy that needs a supervisor
+ * (sandbox_policy_needs_supervisor: protected paths) is refused with
+ * SANDBOX_E_INVALID before anything is applied; use sandbox_spawn.
  * macOS: returns SANDBOX_EXEC_ARGV with result->argv set to
  * /usr/bin/sandbox-exec -p PROFILE ... -- argv; nothing is applied yet.
  *
@@ -301,13 +450,23 @@ typedef struct sandbox_spawn_options {
     int stderr_fd;           /* made the child's fd 2; -1 keeps the parent's */
     const int *keep_fds;     /* further descriptors the child keeps, same numbers */
     size_t n_keep_fds;       /* every other descriptor above 2 is closed */
+    /* A supervised run (Linux; docs/api.md, "Supervised runs"): a
+     * supervisor process stays between the host and the command. */
+    int supervise;           /* 1: supervise, for records and the outcome */
+    unsigned long long timeout_ms; /* >0: end the whole process tree after this
+                                      long (TERM, KILL 2 s later); implies supervise */
+    int keep_background;     /* 1: when the command exits, let its descendants
+                                finish (the run ends with the last); implies
+                                supervise. 0: they are ended with the command */
 } sandbox_spawn_options;
 
 typedef struct sandbox_process {
-    long pid;        /* the child's process id (POSIX: 0 once sandbox_wait() reaped it) */
+    long pid;        /* the child's process id (POSIX: 0 once sandbox_wait() reaped it);
+                        in a supervised run, the supervisor's */
     void *handle;    /* Windows: the process HANDLE; NULL elsewhere */
     int enforcement; /* enum sandbox_enforcement: how the child was confined */
-    void *backend;   /* Windows: what sandbox_wait undoes (ACL grants, profile); NULL elsewhere */
+    void *backend;   /* what the wait releases: Windows the ACL grants and profile,
+                        Linux a supervised run's records; NULL otherwise */
     char warning[512]; /* set when a best-effort part could not be applied */
 } sandbox_process;
 
@@ -332,6 +491,19 @@ SANDBOX_API void sandbox_spawn_options_init(sandbox_spawn_options *options);
  * the system default path; a relative path is taken from the new working
  * directory. A file without a #! line is not handed to /bin/sh (ENOEXEC).
  * `options` may be NULL for the defaults.
+ *
+ * Supervised runs (Linux): with options->supervise, timeout_ms or
+ * keep_background, or a policy that needs it (protected paths), the child
+ * is created with fork and becomes the run's supervisor: it applies the
+ * sandbox, forks the command, and stays as its parent until the run ends.
+ * process->pid is the supervisor's; the wait sees the command's status. The
+ * supervisor records what the sandbox refuses (sandbox_wait_outcome),
+ * passes SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to it on
+ * to the command, ends the whole process tree at the timeout, when the
+ * command exits (unless keep_background) or on SIGALRM, and when the thread
+ * that called this exits (its parent-death signal: spawn from a thread that
+ * lives as long as the run). Elsewhere timeout_ms and keep_background give
+ * SANDBOX_E_UNSUPPORTED; supervise only adds the outcome's status.
  *
  * Returns SANDBOX_OK with `process` filled (process->warning set when a
  * best-effort part, such as Landlock on an old kernel in confined mode, could
@@ -366,12 +538,50 @@ SANDBOX_API int sandbox_spawn(const sandbox_policy *policy, const char *const ar
  * deletes its AppContainer profile, so every successful sandbox_spawn must be
  * paired with a sandbox_wait. On Linux, after success process->pid is set to
  * 0, so a second wait cannot reap an unrelated process that reused the id.
+ * A supervised run's records are released unread (see sandbox_wait_outcome).
  * Returns SANDBOX_OK, SANDBOX_E_INVALID (no process, already reaped, NULL
  * status) or SANDBOX_E_SYSTEM (the wait failed, e.g. ECHILD when the host
  * reaped the child itself or ignores SIGCHLD). Thread-safe for distinct
  * processes.
  */
 SANDBOX_API int sandbox_wait(sandbox_process *process, int *status, sandbox_error *error);
+
+/* ---- the outcome of a run ------------------------------------------------ */
+
+#define SANDBOX_OUTCOME_SCHEMA 1
+
+typedef struct sandbox_outcome {
+    int status;        /* as sandbox_wait gives it: the command's wait status
+                          (POSIX), its exit code (Windows) */
+    int timed_out;     /* 1: the run's timeout ended it */
+    double duration;   /* seconds from the spawn to the end of the run; -1 unknown */
+    size_t n_records;  /* certain records: refusals the kernel reported */
+    size_t n_dropped;  /* certain refusals over the cap: counted, not kept */
+    char *json;        /* the whole outcome, one JSON object (docs/api.md,
+                          schema SANDBOX_OUTCOME_SCHEMA), NUL-terminated */
+    char summary[512]; /* one line for a person: the first certain record, else
+                          the hedged sentence; "" when nothing points at the sandbox */
+} sandbox_outcome;
+
+/*
+ * sandbox_wait(), and the outcome of the run: how it ended, how long it
+ * took, the one-line Sandbox description and, for a supervised run (Linux),
+ * the records of what the sandbox refused, each from the kernel's own
+ * decision (a refused socket with its family, io_uring setup, a protected
+ * name; pid and command name). With `policy` (the one the command ran
+ * under, or NULL) the hedged sentence of sandbox_describe_denial for the
+ * status and `stderr_tail` (the end of the command's error output, or NULL)
+ * is added as a record marked not certain; nothing the command prints or
+ * exits with ever makes a certain record. On success `outcome` is
+ * filled (release it with sandbox_outcome_clear) and the process is reaped
+ * as by sandbox_wait. Errors as sandbox_wait, and SANDBOX_E_NOMEM (the
+ * process is reaped all the same; outcome->json is NULL). Thread-safe for
+ * distinct processes.
+ */
+SANDBOX_API int sandbox_wait_outcome(sandbox_process *process, const sandbox_policy *policy,
+                                     const char *stderr_tail, sandbox_outcome *outcome,
+                                     sandbox_error *error);
+SANDBOX_API void sandbox_outcome_clear(sandbox_outcome *outcome);
 
 /* ---- plans: prepare once, spawn many ------------------------------------ */
 
@@ -461,6 +671,11 @@ typedef struct sandbox_report {
     sandbox_capability read_only; /* the kernel-enforced read-only mode */
     sandbox_capability internet_only;
     sandbox_capability protected_paths;
+    sandbox_capability supervised; /* supervised runs: records, lifecycle */
+    char network_notes[768];       /* what the network deny breaks, and the way out */
+    sandbox_capability limits;     /* resource limits: which mechanism each gets here */
+    sandbox_capability unix_endpoints; /* privileged local sockets closed where writes are
+                                          confined: abstract ones, and which paths */
 } sandbox_report;
 
 /*

@@ -19,10 +19,15 @@ struct launcher_opts {
     sandbox_policy *policy; /* built from the flags; NULL for --self-test */
     char **cmd;             /* points into argv; may be empty for --explain */
     int self_test;          /* --self-test: print the report, nothing else */
+    int index_watch;        /* --index-watch: run the index watcher, nothing else */
     int explain;
     int json;
     int target;             /* enum sandbox_target, for --explain */
     int report;             /* --report: stay the parent and explain a denial */
+    int scan_after;         /* --report with the hard-link scan: scan again at exit */
+    unsigned long long timeout_ms; /* --timeout, 0: none */
+    int outcome_fd;         /* --outcome-fd N, -1: none */
+    int keep_background;    /* --keep-background */
     int close_fds;          /* --close-fds, or implied by --keep-fd */
     int keep_fds[LAUNCHER_MAX_KEEP_FDS];
     size_t n_keep;

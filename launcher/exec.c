@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -94,4 +95,38 @@ void launcher_execvp(char *const argv[])
             break;
     }
     errno = saw_eacces ? EACCES : ENOENT;
+}
+
+int launcher_find_in_path(const char *file, char *buf, size_t size)
+{
+    const char *p, *end;
+    size_t flen, dlen;
+    struct stat st;
+
+    if (!file || !*file || (flen = strlen(file)) >= size)
+        return 0;
+    if (strchr(file, '/')) {
+        memcpy(buf, file, flen + 1);
+        return 1;
+    }
+    p = getenv("PATH");
+    if (!p)
+        p = "/usr/local/bin:/usr/bin:/bin";
+    for (;; p = end + 1) {
+        end = strchr(p, ':');
+        if (!end)
+            end = p + strlen(p);
+        dlen = (size_t)(end - p);
+        if (dlen + 1 + flen + 1 <= size) {
+            if (dlen) {
+                memcpy(buf, p, dlen);
+                buf[dlen++] = '/';
+            }
+            memcpy(buf + dlen, file, flen + 1);
+            if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+                return 1;
+        }
+        if (!*end)
+            return 0;
+    }
 }

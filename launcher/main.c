@@ -9,6 +9,10 @@
 #include "exec.h"
 #include "fds.h"
 #include "sandbox.h"
+#ifndef _WIN32
+#  include "supervised.h"
+#endif
+#include "watch.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,6 +24,7 @@
 #  include <unistd.h>
 #else
 #  define WIN32_LEAN_AND_MEAN
+#  include <io.h>
 #  include <windows.h>
 #endif
 
@@ -70,7 +75,16 @@ static int self_test(int json)
     print_capability("filesystem", &r.filesystem, json, 0);
     print_capability("read_only", &r.read_only, json, 0);
     print_capability("internet_only", &r.internet_only, json, 0);
-    print_capability("protected_paths", &r.protected_paths, json, 1);
+    print_capability("protected_paths", &r.protected_paths, json, 0);
+    print_capability("supervised", &r.supervised, json, 0);
+    print_capability("limits", &r.limits, json, 0);
+    print_capability("unix_endpoints", &r.unix_endpoints, json, !r.network_notes[0]);
+    if (json && r.network_notes[0]) {
+        printf("\"network_notes\":");
+        json_string(r.network_notes);
+    } else if (r.network_notes[0]) {
+        printf("%-16s %s\n", "network notes", r.network_notes);
+    }
     if (json)
         printf("}\n");
     return 0;
@@ -88,17 +102,26 @@ static BOOL WINAPI outlive_interrupt(DWORD event)
 }
 
 /* Windows cannot confine a running process, so the launcher creates the
- * confined child itself, waits, and passes its exit code on. Takes `policy`. */
-static int run_spawned(sandbox_policy *policy, char **cmd)
+ * confined child itself, waits, and passes its exit code on. Takes
+ * o->policy. --timeout and --keep-background need a supervisor, which only
+ * Linux has: the spawn refuses them (126). --outcome-fd gets the status. */
+static int run_spawned(const struct launcher_opts *o)
 {
+    sandbox_policy *policy = o->policy;
+    sandbox_spawn_options so;
     sandbox_process proc;
+    sandbox_outcome out;
     sandbox_error err;
     int status = 0, rc;
     SetConsoleCtrlHandler(outlive_interrupt, TRUE);
-    rc = sandbox_spawn(policy, (const char *const *)cmd, NULL, NULL, &proc, &err);
-    sandbox_policy_free(policy);
+    sandbox_spawn_options_init(&so);
+    so.supervise = o->outcome_fd >= 0;
+    so.timeout_ms = o->timeout_ms;
+    so.keep_background = o->keep_background;
+    rc = sandbox_spawn(policy, (const char *const *)o->cmd, NULL, &so, &proc, &err);
     if (rc != SANDBOX_OK) {
         /* Fail closed: nothing ran, and any grants were already undone. */
+        sandbox_policy_free(policy);
         fprintf(stderr, PROG ": %s\n", err.message);
         /* ERROR_FILE_NOT_FOUND (2) and ERROR_PATH_NOT_FOUND (3): the shell's 127. */
         if (rc == SANDBOX_E_EXEC && (err.sys_errno == 2 || err.sys_errno == 3))
@@ -108,86 +131,22 @@ static int run_spawned(sandbox_policy *policy, char **cmd)
     /* What really happened to the best-effort parts (the loopback exemption). */
     if (proc.warning[0])
         fprintf(stderr, PROG ": warning: %s\n", proc.warning);
-    if (sandbox_wait(&proc, &status, &err) != SANDBOX_OK) {
+    rc = sandbox_wait_outcome(&proc, policy, NULL, &out, &err);
+    sandbox_policy_free(policy);
+    if (rc != SANDBOX_OK) {
         fprintf(stderr, PROG ": %s\n", err.message);
         return EXIT_CANNOT_RUN;
     }
+    status = out.status;
+    if (o->outcome_fd >= 0 && out.json) {
+        size_t len = strlen(out.json);
+        out.json[len] = '\n'; /* one line, as on Linux */
+        if (_write(o->outcome_fd, out.json, (unsigned)(len + 1)) != (int)(len + 1))
+            fprintf(stderr, PROG ": cannot write the outcome to descriptor %d\n", o->outcome_fd);
+        out.json[len] = '\0';
+    }
+    sandbox_outcome_clear(&out);
     return status;
-}
-#endif
-
-#ifndef _WIN32
-/* --report: the launcher stays as the parent. The child returns -1 and goes
- * on to enforce and exec exactly as without --report; its stderr comes
- * through a pipe so the end of it can be matched against the sandbox's
- * signatures. The parent returns the command's exit status. */
-static int run_reported(sandbox_policy *policy)
-{
-    char tail[4096], buf[4096], line[512];
-    size_t tlen = 0;
-    ssize_t n;
-    int errpipe[2], status = 0;
-    struct sigaction ign, old_int, old_quit;
-    pid_t pid;
-
-    if (pipe(errpipe) != 0) {
-        fprintf(stderr, PROG ": cannot create a pipe: %s\n", strerror(errno));
-        return EXIT_CANNOT_RUN;
-    }
-    /* Like system(): a terminal's ^C and ^\\ are for the command, which gets
-     * the dispositions the launcher inherited. */
-    ign.sa_handler = SIG_IGN;
-    ign.sa_flags = 0;
-    sigemptyset(&ign.sa_mask);
-    sigaction(SIGINT, &ign, &old_int);
-    sigaction(SIGQUIT, &ign, &old_quit);
-    pid = fork();
-    if (pid == 0) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGQUIT, &old_quit, NULL);
-        close(errpipe[0]);
-        if (dup2(errpipe[1], 2) != 2)
-            _exit(EXIT_CANNOT_RUN);
-        close(errpipe[1]);
-        return -1;
-    }
-    close(errpipe[1]);
-    if (pid < 0) {
-        fprintf(stderr, PROG ": cannot start a process: %s\n", strerror(errno));
-        close(errpipe[0]);
-        return EXIT_CANNOT_RUN;
-    }
-    while ((n = read(errpipe[0], buf, sizeof buf)) != 0) {
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        fwrite(buf, 1, (size_t)n, stderr);
-        fflush(stderr);
-        if ((size_t)n >= sizeof tail - 1) { /* keep the last bytes only */
-            memcpy(tail, buf + n - (sizeof tail - 1), sizeof tail - 1);
-            tlen = sizeof tail - 1;
-        } else {
-            if (tlen + (size_t)n > sizeof tail - 1) {
-                size_t drop = tlen + (size_t)n - (sizeof tail - 1);
-                memmove(tail, tail + drop, tlen - drop);
-                tlen -= drop;
-            }
-            memcpy(tail + tlen, buf, (size_t)n);
-            tlen += (size_t)n;
-        }
-    }
-    close(errpipe[0]);
-    tail[tlen] = '\0';
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (sandbox_describe_denial(policy, SANDBOX_TARGET_HOST, status, tail, line, sizeof line) ==
-            SANDBOX_OK &&
-        line[0])
-        fprintf(stderr, PROG ": %s\n", line);
-    sandbox_policy_free(policy);
-    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 #endif
 
@@ -204,6 +163,8 @@ int main(int argc, char **argv)
         return rc;
     if (o.self_test)
         return self_test(o.json);
+    if (o.index_watch)
+        return run_index_watch();
     policy = o.policy;
     cmd = o.cmd;
 
@@ -224,7 +185,7 @@ int main(int argc, char **argv)
 #ifdef _WIN32
     (void)result;
     (void)o.report; /* --report is POSIX-only for now: accepted and ignored here */
-    return run_spawned(policy, cmd);
+    return run_spawned(&o);
 #else
     /* Before enforcing: the library opens (and closes) its own descriptors. */
     if (o.close_fds && (rc = launcher_close_fds(o.keep_fds, o.n_keep)) != 0) {
@@ -232,8 +193,10 @@ int main(int argc, char **argv)
         fprintf(stderr, PROG ": cannot close inherited descriptors: %s\n", strerror(rc));
         return EXIT_CANNOT_RUN;
     }
-    if (o.report && (rc = run_reported(policy)) >= 0)
-        return rc;
+    /* Records, a lifecycle or the creation guard: the supervised run. Else
+     * the exec path: one exec, nothing stays. */
+    if (launcher_wants_supervision(&o))
+        return launcher_run_supervised(&o);
     rc = sandbox_enforce(policy, (const char *const *)cmd, &result);
     sandbox_policy_free(policy);
     if (rc != SANDBOX_OK) {

@@ -105,6 +105,7 @@ function(sbx_add_musl_launcher out)
     OUTPUT ${out}
     COMMAND ${SBX_MUSL_GCC} -std=c11 ${flags} -fvisibility=hidden
             -DSANDBOX_BUILDING -DSANDBOX_STATIC
+            -DSBX_SCAN_SOURCES_HASH="${SBX_SCAN_SOURCES_HASH}"
             -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/src
             -idirafter ${kdir}
             ${sources} -static -o ${out}

@@ -8,6 +8,7 @@
 
 /* What a backend prepares once per plan; each backend defines it. */
 struct sbx_backend_plan;
+struct sbx_outcome_data; /* src/outcome.h */
 
 /* A prepared policy (sandbox_plan_new). Built by the facade, then by the
  * backend; never written after sandbox_plan_new returns, so any number of
@@ -18,6 +19,7 @@ struct sandbox_plan {
     sbx_resolved resolved;    /* resolved for the host at creation; empty when noop */
     struct sbx_backend_plan *backend; /* NULL when the backend keeps nothing */
     char warning[512];        /* best-effort degradations found at creation */
+    char *describe;           /* the Sandbox line for a run's outcome (allocated) */
 };
 
 /* The policy has already been validated and is not a no-op. */
@@ -34,6 +36,10 @@ int sbx_backend_spawn(const sandbox_plan *plan, const char *const argv[],
                       const char *const envp[], const sandbox_spawn_options *options,
                       sandbox_process *process, sandbox_error *error);
 int sbx_backend_wait(sandbox_process *process, int *status, sandbox_error *error);
+/* After sbx_backend_wait succeeded: what the backend knows of the run for
+ * its outcome (records, timing), into d when d is not NULL; then release
+ * what process->backend held for it. SANDBOX_OK or SANDBOX_E_NOMEM. */
+int sbx_backend_collect(sandbox_process *process, struct sbx_outcome_data *d);
 void sbx_backend_self_test(sandbox_report *report);
 int sbx_backend_network_available(void);
 int sbx_backend_fs_available(void);

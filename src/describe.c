@@ -99,6 +99,15 @@ static void put_roots(const sbx_resolved *r, char *buf, size_t size, size_t *len
                       : "cache directories");
 }
 
+/* A class confines reads (src/reads.c); said after the writable roots. */
+static const char read_words[] =
+    "reads only the system, toolchains, the project and those directories; ";
+static const char read_words_media[] =
+    "reads only the system, the project and those directories; ";
+/* No project (spec 004): the command reads its scratch, not that folder. */
+static const char read_words_no_project[] =
+    "reads only the system, toolchains and those directories; ";
+
 int sbx_describe_render(const sbx_resolved *r, const struct sbx_avail *a, char *buf, size_t size)
 {
     size_t len = 0;
@@ -133,9 +142,23 @@ int sbx_describe_render(const sbx_resolved *r, const struct sbx_avail *a, char *
         put(buf, size, &len, &full, net_words(r->network));
         put(buf, size, &len, &full, "; writes are not confined on this system.");
     } else if (r->filesystem == SANDBOX_FS_CONFINED) {
+        if (r->no_project) {
+            /* Spec 004: the home, "/", ~/Library or a store is never a
+             * project; the command works in its scratch. */
+            put(buf, size, &len, &full, "no project (");
+            put(buf, size, &len, &full, r->project_root);
+            put(buf, size, &len, &full, " ");
+            put(buf, size, &len, &full, r->no_project);
+            put(buf, size, &len, &full, "), the command works in its scratch; ");
+        }
         put(buf, size, &len, &full, "writes only inside ");
         put_roots(r, buf, size, &len, &full);
         put(buf, size, &len, &full, "; ");
+        if (r->reads_confined)
+            put(buf, size, &len, &full,
+                r->klass == SANDBOX_CLASS_MEDIA ? read_words_media
+                : r->no_project                 ? read_words_no_project
+                                                : read_words);
         if (r->protected_paths_blocked)
             put(buf, size, &len, &full, "protected paths blocked; ");
         put(buf, size, &len, &full, net_words(r->network));
@@ -237,9 +260,17 @@ static const char *const win_perm_text[] = {
     "Access is denied", "ERROR_ACCESS_DENIED", "Permission denied", "Operation not permitted",
     NULL};
 
-static const char net_certain[] =
-    "blocked by the network sandbox: the command was killed (SIGSYS) when it opened a "
-    "network socket.";
+/* An exit status alone proves nothing: `sh -c 'exit 159'`, `kill -SYS $$`
+ * and the words "Bad system call" are all within a command's reach. Only a
+ * supervised run's records are certain (src/outcome.c). */
+static const char net_sigsys_hedged[] =
+    "the network sandbox probably killed the command (SIGSYS) when it opened a network "
+    "socket; a supervised run (--report, --outcome-fd) would say for certain.";
+static const char own_159[] =
+    "exit 159 (the command's own status: the sandbox recorded no refusal).";
+static const char own_sigsys[] =
+    "the command died of SIGSYS, which the sandbox did not send (it recorded no refusal): it "
+    "raised it itself, or made an x32 system call, which the kernel ends unrecorded.";
 static const char net_hedged[] =
     "the network sandbox probably blocked a connection: this command may not use the network.";
 static const char ro_hedged[] =
@@ -252,9 +283,28 @@ static int copy_out(char *buf, size_t size, const char *s)
     return SANDBOX_OK;
 }
 
+/* Whether the class of `p` confines reads on a unix target (src/reads.c). */
+static int reads_confined(const sandbox_policy *p)
+{
+    return p->class_chosen && p->klass != SANDBOX_CLASS_TOOL_SERVER &&
+           p->filesystem == SANDBOX_FS_CONFINED;
+}
+
 static int fs_sentence(const sandbox_policy *p, int windows, char *buf, size_t size)
 {
     const char *root;
+    if (!windows && reads_confined(p)) {
+        /* A refused read prints the same "Permission denied" as a write. */
+        snprintf(buf, size,
+                 "the filesystem sandbox probably refused a write outside the writable "
+                 "directories, or a read outside what the %s class reads (the system, %sthe "
+                 "project and the writable directories%s; --add-read DIR adds one)%s.",
+                 sbx_class_name(p->klass),
+                 p->klass == SANDBOX_CLASS_MEDIA ? "" : "toolchains, ",
+                 p->n_read_dirs ? ", the added ones" : "",
+                 p->n_protect ? ", or access to a protected path" : "");
+        return SANDBOX_OK;
+    }
     /* The directory the class writes besides its scratch (docs/classes.md). */
     switch (p->klass) {
     case SANDBOX_CLASS_RESEARCH: root = NULL; break;
@@ -274,6 +324,12 @@ static int fs_sentence(const sandbox_policy *p, int windows, char *buf, size_t s
 
 int sandbox_describe_denial(const sandbox_policy *p, int target, int status,
                             const char *tail, char *buf, size_t size)
+{
+    return sbx_describe_denial_recorded(p, target, status, tail, 0, buf, size);
+}
+
+int sbx_describe_denial_recorded(const sandbox_policy *p, int target, int status,
+                                 const char *tail, int net_recorded, char *buf, size_t size)
 {
     int net_denied, fs_confined, read_only, sig, code;
 
@@ -317,14 +373,22 @@ int sandbox_describe_denial(const sandbox_policy *p, int target, int status,
         return SANDBOX_OK;
 
     if (target == SANDBOX_TARGET_LINUX) {
-        /* SIGSYS is Linux 31. The seccomp filter is its only likely source,
-         * so this one is certain; a shell reports a child's SIGSYS as 159. */
-        if (net_denied && p->deny_action == SANDBOX_DENY_SIGSYS &&
+        /* A supervised run records every refused socket: with records,
+         * they say what the network sandbox did, and with none it did
+         * nothing, whatever the status says (issue 19). */
+        if (net_denied && net_recorded == 1 && sig == 0 && code == 128 + 31)
+            return copy_out(buf, size, own_159);
+        if (net_denied && net_recorded == 1 && sig == 31)
+            return copy_out(buf, size, own_sigsys);
+        /* Otherwise SIGSYS is Linux 31; a shell reports a child's SIGSYS as
+         * 159. The filter is its likely source, not a certain one. */
+        if (net_denied && !net_recorded && p->deny_action == SANDBOX_DENY_SIGSYS &&
             (sig == 31 || (sig == 0 && code == 128 + 31) || has(tail, "Bad system call")))
-            return copy_out(buf, size, net_certain);
+            return copy_out(buf, size, net_sigsys_hedged);
         if (read_only && has_any(tail, unix_perm_text))
             return copy_out(buf, size, ro_hedged);
-        if (net_denied && p->deny_action == SANDBOX_DENY_EPERM && has_any(tail, eperm_text) &&
+        if (net_denied && !net_recorded && p->deny_action == SANDBOX_DENY_EPERM &&
+            has_any(tail, eperm_text) &&
             (has_any(tail, network_words) || !fs_confined))
             return copy_out(buf, size, net_hedged);
         if (fs_confined && has_any(tail, unix_perm_text))

@@ -28,6 +28,7 @@ void sbx_path_fact_free(struct sbx_path_fact *f)
         free(f->links[i].parent);
     }
     free(f->links);
+    free(f->base);
     memset(f, 0, sizeof *f);
 }
 
@@ -338,6 +339,21 @@ static int walk(const char *path, struct sbx_path_fact *f)
     rc = f->final ? 0 : -1;
     goto out;
 missing:
+    /* Where a creation would start (src/caches.c): the directory reached,
+     * its owner, and why the walk stopped. */
+    {
+        int why = errno;
+        if (lstat(cur, &st) == 0 && S_ISDIR(st.st_mode)) {
+            f->base = sbx_strdup(cur);
+            if (!f->base) {
+                rc = -1;
+                goto out;
+            }
+            f->base_uid = (unsigned long)st.st_uid;
+            f->missing_errno = why;
+        }
+        errno = why;
+    }
     /* What is left is named lexically: it may be created later, and a
      * missing root is only ever skipped, never widened to its parent. So
      * ".." in what is left cannot be applied to the text ("/etc/none/.."

@@ -26,7 +26,22 @@ void sandbox_policy_free(sandbox_policy *p)
     for (i = 0; i < p->n_allow_links; i++)
         free(p->allow_links[i]);
     free(p->allow_links);
+    for (i = 0; i < p->n_read_dirs; i++)
+        free(p->read_dirs[i]);
+    free(p->read_dirs);
     sbx_protect_free(p->protect, p->n_protect);
+    for (i = 0; i < p->n_keep_env; i++)
+        free(p->keep_env[i]);
+    free(p->keep_env);
+    for (i = 0; i < p->n_drop_env; i++)
+        free(p->drop_env[i]);
+    free(p->drop_env);
+    for (i = 0; i < p->n_allow_unix; i++)
+        free(p->allow_unix[i]);
+    free(p->allow_unix);
+    for (i = 0; i < p->n_deny_unix; i++)
+        free(p->deny_unix[i]);
+    free(p->deny_unix);
     free(p);
 }
 
@@ -70,6 +85,10 @@ sandbox_policy *sbx_policy_copy(const sandbox_policy *p)
     c->class_chosen = p->class_chosen;
     c->writable_caches = p->writable_caches;
     c->scan_hardlinks = p->scan_hardlinks;
+    c->scan_index_off = p->scan_index_off;
+    c->scrub_env = p->scrub_env;
+    c->allow_abstract_unix = p->allow_abstract_unix;
+    memcpy(c->limits, p->limits, sizeof c->limits);
     rc = copy_string(&c->project_root, p->project_root);
     if (rc == SANDBOX_OK)
         rc = copy_string(&c->working_dir, p->working_dir);
@@ -81,6 +100,16 @@ sandbox_policy *sbx_policy_copy(const sandbox_policy *p)
         rc = copy_list(&c->add_dirs, &c->n_add_dirs, p->add_dirs, p->n_add_dirs);
     if (rc == SANDBOX_OK)
         rc = copy_list(&c->allow_links, &c->n_allow_links, p->allow_links, p->n_allow_links);
+    if (rc == SANDBOX_OK)
+        rc = copy_list(&c->keep_env, &c->n_keep_env, p->keep_env, p->n_keep_env);
+    if (rc == SANDBOX_OK)
+        rc = copy_list(&c->drop_env, &c->n_drop_env, p->drop_env, p->n_drop_env);
+    if (rc == SANDBOX_OK)
+        rc = copy_list(&c->read_dirs, &c->n_read_dirs, p->read_dirs, p->n_read_dirs);
+    if (rc == SANDBOX_OK)
+        rc = copy_list(&c->allow_unix, &c->n_allow_unix, p->allow_unix, p->n_allow_unix);
+    if (rc == SANDBOX_OK)
+        rc = copy_list(&c->deny_unix, &c->n_deny_unix, p->deny_unix, p->n_deny_unix);
     if (rc == SANDBOX_OK && p->n_protect > 0) {
         c->protect = calloc(p->n_protect, sizeof *c->protect);
         rc = c->protect ? SANDBOX_OK : SANDBOX_E_NOMEM;
@@ -199,9 +228,35 @@ int sandbox_policy_add_writable_dir(sandbox_policy *p, const char *dir)
     return p ? append_path(&p->add_dirs, &p->n_add_dirs, dir) : SANDBOX_E_INVALID;
 }
 
+int sandbox_policy_add_readable_dir(sandbox_policy *p, const char *dir)
+{
+    return p ? append_path(&p->read_dirs, &p->n_read_dirs, dir) : SANDBOX_E_INVALID;
+}
+
 int sandbox_policy_allow_hardlink(sandbox_policy *p, const char *path)
 {
     return p ? append_path(&p->allow_links, &p->n_allow_links, path) : SANDBOX_E_INVALID;
+}
+
+int sandbox_policy_allow_unix(sandbox_policy *p, const char *path)
+{
+    if (!p || !path)
+        return SANDBOX_E_INVALID;
+    /* Abstract sockets are closed by a Landlock scope, which is all or
+     * nothing: "@" drops it, "@name" cannot be honoured and is refused
+     * rather than silently widened to every abstract socket. */
+    if (path[0] == '@') {
+        if (path[1] != '\0')
+            return SANDBOX_E_INVALID;
+        p->allow_abstract_unix = 1;
+        return SANDBOX_OK;
+    }
+    return append_path(&p->allow_unix, &p->n_allow_unix, path);
+}
+
+int sandbox_policy_deny_unix(sandbox_policy *p, const char *path)
+{
+    return p ? append_path(&p->deny_unix, &p->n_deny_unix, path) : SANDBOX_E_INVALID;
 }
 
 int sandbox_policy_set_class(sandbox_policy *p, int klass)
@@ -210,8 +265,9 @@ int sandbox_policy_set_class(sandbox_policy *p, int klass)
         return SANDBOX_E_INVALID;
     p->klass = klass;
     p->class_chosen = 1;
-    /* A class only means something when writes are confined; read-only is
-     * stricter than every class and stays. */
+    /* A class only means something when writes are confined. Read-only is
+     * left as it is (never widened to writes) and sbx_resolve refuses the
+     * pair: read-only reads what the account can, a class does not. */
     if (p->filesystem != SANDBOX_FS_READ_ONLY)
         p->filesystem = SANDBOX_FS_CONFINED;
     if (sbx_class_denies_network(klass))
@@ -243,6 +299,14 @@ int sandbox_policy_set_scan_hardlinks(sandbox_policy *p, int on)
     if (!p || (on != 0 && on != 1))
         return SANDBOX_E_INVALID;
     p->scan_hardlinks = on;
+    return SANDBOX_OK;
+}
+
+int sandbox_policy_set_scan_index(sandbox_policy *p, int on)
+{
+    if (!p || (on != 0 && on != 1))
+        return SANDBOX_E_INVALID;
+    p->scan_index_off = !on;
     return SANDBOX_OK;
 }
 
@@ -292,4 +356,19 @@ int sbx_policy_is_noop(const sandbox_policy *p)
      * Protection alone is a confinement too: it must reach the backend. */
     return sbx_effective_network(p) == SANDBOX_NETWORK_ALLOW &&
            p->filesystem == SANDBOX_FS_UNRESTRICTED && p->n_protect == 0;
+}
+
+int sandbox_policy_set_limit(sandbox_policy *p, int which, unsigned long long value)
+{
+    if (!p || which < SANDBOX_LIMIT_MEMORY || which > SANDBOX_LIMIT_OPEN_FILES)
+        return SANDBOX_E_INVALID;
+    p->limits[which] = value;
+    return SANDBOX_OK;
+}
+
+unsigned long long sandbox_policy_limit(const sandbox_policy *p, int which)
+{
+    if (!p || which < SANDBOX_LIMIT_MEMORY || which > SANDBOX_LIMIT_OPEN_FILES)
+        return 0;
+    return p->limits[which];
 }

@@ -65,6 +65,31 @@ static const struct {
     {".git", SANDBOX_PROTECT_WRITE, ALL_TARGETS},
 };
 
+/* Editor and agent configuration (issue 23; one reason each in
+ * docs/protected-paths.md): a change runs code, or widens what an agent may
+ * do, the next time the editor or agent opens the project, outside the
+ * sandbox. Readable, and neither writable nor creatable. Not beneath
+ * node_modules, where packages ship such folders that nothing reads. */
+static const char *const agent_config[] = {
+    ".vscode", ".idea", ".mcp.json", ".claude", ".codex", ".cursor", ".gemini", ".devcontainer",
+    /* the Dev Containers spec's other form (initializeCommand runs on the
+     * host) and VS Code's workspace files (tasks, settings): review of 23 */
+    ".devcontainer.json", "*.code-workspace",
+};
+
+/* What makes git run code, or points it at another repository, in a .git
+ * left writable (SANDBOX_PROTECT_GIT, docs/protected-paths.md): hooks;
+ * config (core.hooksPath, core.fsmonitor, aliases, filters, include) and
+ * config.worktree; commondir (git takes a repository's hooks and config from
+ * where it points); info (attributes pick filter and diff drivers); modules
+ * (the submodules' own hooks and config); worktrees (their gitdir, commondir
+ * and config.worktree); branches and remotes (legacy remote definitions).
+ * Objects, refs, the index and the logs stay writable. */
+const char *const sbx_git_code[] = {"hooks",    "config",    "config.worktree",
+                                    "commondir", "info",      "modules",
+                                    "worktrees", "branches", "remotes"};
+const size_t sbx_n_git_code = sizeof sbx_git_code / sizeof sbx_git_code[0];
+
 /* Fixed system paths per target, denied by exact path. */
 static const char *const macos_system_paths[] = {"/Library/Keychains"};
 
@@ -111,7 +136,7 @@ static int pattern_valid(const char *p)
     }
 }
 
-static int add_one(sandbox_policy *p, const char *pattern, int kind, int targets)
+static int add_one(sandbox_policy *p, const char *pattern, int kind, int targets, int flags)
 {
     struct sbx_protect *grown;
     char *copy;
@@ -120,6 +145,7 @@ static int add_one(sandbox_policy *p, const char *pattern, int kind, int targets
         if (ieq(p->protect[i].pattern, pattern)) {
             p->protect[i].kind = kind;
             p->protect[i].targets = targets;
+            p->protect[i].flags = flags;
             return SANDBOX_OK;
         }
     }
@@ -135,6 +161,7 @@ static int add_one(sandbox_policy *p, const char *pattern, int kind, int targets
     p->protect[p->n_protect].pattern = copy;
     p->protect[p->n_protect].kind = kind;
     p->protect[p->n_protect].targets = targets;
+    p->protect[p->n_protect].flags = flags;
     p->n_protect++;
     return SANDBOX_OK;
 }
@@ -142,10 +169,13 @@ static int add_one(sandbox_policy *p, const char *pattern, int kind, int targets
 int sandbox_policy_add_protected(sandbox_policy *p, const char *pattern, int kind)
 {
     if (!p || !pattern_valid(pattern) ||
-        (kind != SANDBOX_PROTECT_ALL && kind != SANDBOX_PROTECT_WRITE))
+        (kind != SANDBOX_PROTECT_ALL && kind != SANDBOX_PROTECT_WRITE &&
+         kind != SANDBOX_PROTECT_GIT) ||
+        (kind == SANDBOX_PROTECT_GIT && !ieq(pattern, ".git")))
         return SANDBOX_E_INVALID;
-    return add_one(p, pattern, kind, ALL_TARGETS);
+    return add_one(p, pattern, kind, ALL_TARGETS, 0);
 }
+
 
 int sandbox_policy_remove_protected(sandbox_policy *p, const char *pattern)
 {
@@ -170,7 +200,13 @@ int sandbox_policy_protect_defaults(sandbox_policy *p)
     if (!p)
         return SANDBOX_E_INVALID;
     for (i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
-        rc = add_one(p, defaults[i].pattern, defaults[i].kind, defaults[i].targets);
+        rc = add_one(p, defaults[i].pattern, defaults[i].kind, defaults[i].targets, 0);
+        if (rc != SANDBOX_OK)
+            return rc;
+    }
+    for (i = 0; i < sizeof agent_config / sizeof agent_config[0]; i++) {
+        rc = add_one(p, agent_config[i], SANDBOX_PROTECT_WRITE, ALL_TARGETS,
+                     SBX_PROTECT_F_NOT_IN_DEPS);
         if (rc != SANDBOX_OK)
             return rc;
     }
@@ -180,6 +216,37 @@ int sandbox_policy_protect_defaults(sandbox_policy *p)
 size_t sandbox_policy_protected_count(const sandbox_policy *p)
 {
     return p ? p->n_protect : 0;
+}
+
+int sandbox_policy_needs_supervisor(const sandbox_policy *p)
+{
+#if defined(__linux__)
+    size_t i;
+#endif
+    int w;
+    /* A resource limit, on every platform and in every mode: the supervisor
+     * holds the run's cgroup and sets the command's rlimits
+     * (src/linux/reslimits.c); where there is none, the spawn refuses it. */
+    for (w = SANDBOX_LIMIT_MEMORY; p && w <= SANDBOX_LIMIT_OPEN_FILES; w++)
+        if (p->limits[w])
+            return 1;
+#if defined(__linux__)
+    /* Exactly as sbx_sc_guard_wanted decides on the resolved policy: any
+     * pattern that applies to Linux wants the creation guard whenever names
+     * can be created at all (every pattern is refused at creation, and a
+     * write-protected .git, even alone, carries the repository rule). A
+     * narrower test here left `--protect-write .git` unsupervised, so its
+     * guard could never start and every such run failed (review g23 G3). */
+    if (!p || p->filesystem == SANDBOX_FS_READ_ONLY)
+        return 0;
+    for (i = 0; i < p->n_protect; i++)
+        if (p->protect[i].targets & (1 << SANDBOX_TARGET_LINUX))
+            return 1;
+    return 0;
+#else
+    /* no supervisor elsewhere: protected paths are profile rules */
+    return 0;
+#endif
 }
 
 /* ---- matching ---- */
@@ -258,6 +325,13 @@ static size_t backup_suffix(const char *name, size_t len)
 {
     static const char *const sfx[] = {"~", ".bak", ".orig", ".old", ".save", ".swp", ".swo", ".backup"};
     size_t i, k;
+    /* ".save.N": nano's later copies (issue 18, round 3). */
+    if (len > 7 && name[len - 1] >= '0' && name[len - 1] <= '9') {
+        for (k = len - 1; k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9'; k--)
+            ;
+        if (k >= 7 && sbx_strncasecmp_ascii(name + k - 6, ".save.", 6) == 0 && k - 6 > 0)
+            return len - (k - 6);
+    }
     /* ".~N~": digits between ".~" and "~". */
     if (len > 4 && name[len - 1] == '~' && name[len - 2] >= '0' && name[len - 2] <= '9') {
         for (k = len - 2; k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9'; k--)
@@ -273,16 +347,24 @@ static size_t backup_suffix(const char *name, size_t len)
     return 0;
 }
 
-/* vim's swap file of a name that is not hidden already: `.id_ed25519.swp`
- * (and `.swo`) for `id_ed25519`. The length of the ".swp" suffix, the name
- * being name[1..len-4), or 0. (Not mirrored by the macOS regexes, which only
- * take suffixes: docs/protected-paths.md.) */
+/* Copies named with one character in front as well: vim's swap and undo
+ * files of a name that is not hidden already (`.id_ed25519.swp`, `.swo`,
+ * `.un~`), Kate's swap file (`.server.key.kate-swp`) and Emacs's auto-save
+ * file (`#server.key#`, written while a buffer is modified: issue 18, round
+ * 3). The length of the suffix, the name being name[1..len-suffix), or 0.
+ * (Not mirrored by the macOS regexes, which only take suffixes:
+ * docs/protected-paths.md.) */
 static size_t vim_swap(const char *name, size_t len)
 {
-    if (len > 5 && name[0] == '.' &&
-        (sbx_strncasecmp_ascii(name + len - 4, ".swp", 4) == 0 ||
-         sbx_strncasecmp_ascii(name + len - 4, ".swo", 4) == 0))
-        return 4;
+    static const char *const sfx[] = {".swp", ".swo", ".un~", ".kate-swp"};
+    size_t i, k;
+    if (len > 2 && name[0] == '#' && name[len - 1] == '#')
+        return 1;
+    for (i = 0; name[0] == '.' && i < sizeof sfx / sizeof sfx[0]; i++) {
+        k = strlen(sfx[i]);
+        if (len > k + 1 && sbx_strncasecmp_ascii(name + len - k, sfx[i], k) == 0)
+            return k;
+    }
     return 0;
 }
 
@@ -298,8 +380,36 @@ static int copy_matches(const char *pat, const char *name, size_t len)
     return (k = backup_suffix(name, len)) != 0 && copy_matches(pat, name, len - k);
 }
 
-int sbx_protect_match_tail(const struct sbx_protect *list, size_t n, const char *path, size_t len,
-                           int backslash)
+/* Does path[0..end) have a component "node_modules"? */
+static int in_deps(const char *path, size_t end, int backslash)
+{
+    static const char dep[] = "node_modules";
+    const size_t dl = sizeof dep - 1;
+    size_t i = 0, start;
+    while (i < end) {
+        while (i < end && is_sep(path[i], backslash))
+            i++;
+        start = i;
+        while (i < end && !is_sep(path[i], backslash))
+            i++;
+        if (i - start == dl && sbx_strncasecmp_ascii(path + start, dep, dl) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+int sbx_protect_in_deps(const char *path, size_t len)
+{
+    return in_deps(path, len, 0);
+}
+
+/* The matcher. `create`: only the entries that refuse a new name (every
+ * read-write one, every write one but .git's); the strongest kind of those
+ * is returned as for a match. Entries of SANDBOX_PROTECT_GIT (F_GIT) never
+ * match a name: their parts are found by src/linux/mask.c and rendered by
+ * src/macos/seatbelt.c. */
+static int match_tail(const struct sbx_protect *list, size_t n, const char *path, size_t len,
+                      int backslash, int create)
 {
     size_t i, end = len, start, k;
     int best = -1, kk;
@@ -312,7 +422,7 @@ int sbx_protect_match_tail(const struct sbx_protect *list, size_t n, const char 
         return -1;
     /* `.env.bak~` as `.env.bak`, as `.env`: each copy suffix in turn. */
     if ((k = backup_suffix(path + start, end - start)) != 0 && end - k > start) {
-        kk = sbx_protect_match_tail(list, n, path, end - k, backslash);
+        kk = match_tail(list, n, path, end - k, backslash, create);
         if (kk == SANDBOX_PROTECT_ALL)
             return kk;
         best = kk;
@@ -322,7 +432,7 @@ int sbx_protect_match_tail(const struct sbx_protect *list, size_t n, const char 
         char buf[PATH_MAX];
         memcpy(buf, path, start);
         memcpy(buf + start, path + start + 1, end - start - 1 - k);
-        kk = sbx_protect_match_tail(list, n, buf, end - 1 - k, backslash);
+        kk = match_tail(list, n, buf, end - 1 - k, backslash, create);
         if (kk == SANDBOX_PROTECT_ALL)
             return kk;
         if (kk > best)
@@ -332,6 +442,8 @@ int sbx_protect_match_tail(const struct sbx_protect *list, size_t n, const char 
         const char *pat = list[i].pattern, *last = pat, *c;
         if (pat[0] == '~')
             continue; /* home-anchored: exact paths in protect_home */
+        if ((list[i].flags & SBX_PROTECT_F_GIT) || (create && sbx_protect_create_ok(&list[i])))
+            continue;
         for (c = pat; *c; c++)
             if (*c == '/' || *c == '\\')
                 last = c + 1;
@@ -340,11 +452,19 @@ int sbx_protect_match_tail(const struct sbx_protect *list, size_t n, const char 
             continue;
         if (last != pat && !tail_matches(pat, path, len, backslash))
             continue;
+        if ((list[i].flags & SBX_PROTECT_F_NOT_IN_DEPS) && in_deps(path, start, backslash))
+            continue;
         if (list[i].kind == SANDBOX_PROTECT_ALL)
             return SANDBOX_PROTECT_ALL;
         best = list[i].kind;
     }
     return best;
+}
+
+int sbx_protect_match_tail(const struct sbx_protect *list, size_t n, const char *path, size_t len,
+                           int backslash)
+{
+    return match_tail(list, n, path, len, backslash, 0);
 }
 
 int sbx_protect_match(const struct sbx_protect *list, size_t n, const char *path, int backslash)
@@ -415,10 +535,12 @@ int sbx_protect_refuses_create(const struct sbx_protect *list, size_t n,
                                const char *home_dir, const char *path, size_t len)
 {
     size_t i, hl;
-    if (sbx_protect_match_tail(list, n, path, len, 0) == SANDBOX_PROTECT_ALL)
+    /* Read-write names, and write-protected ones but .git (issue 23: a new
+     * .vscode is refused like an existing one is read-only). */
+    if (match_tail(list, n, path, len, 0, 1) >= 0)
         return 1;
     for (i = 0; i < n_home; i++)
-        if (home[i].kind == SANDBOX_PROTECT_ALL && at_or_beneath(home[i].pattern, path, len))
+        if (!sbx_protect_create_ok(&home[i]) && at_or_beneath(home[i].pattern, path, len))
             return 1;
     if (!home_dir || !home_dir[0])
         return 0;
@@ -426,7 +548,7 @@ int sbx_protect_refuses_create(const struct sbx_protect *list, size_t n,
     if (!at_or_beneath(home_dir, path, len) || hl >= len)
         return 0;
     for (i = 0; i < n; i++)
-        if (list[i].pattern[0] == '~' && list[i].kind == SANDBOX_PROTECT_ALL &&
+        if (list[i].pattern[0] == '~' && !sbx_protect_create_ok(&list[i]) &&
             home_pattern_matches(list[i].pattern, path + hl, len - hl, 0))
             return 1;
     return 0;
@@ -480,10 +602,11 @@ int sbx_protect_refuses_ancestor(const struct sbx_protect *list, size_t n, const
     if (hl > 0 && len > 0 && len <= hl && sbx_strncasecmp_ascii(path, home_dir, len) == 0 &&
         (len == hl || home_dir[len] == '/') && !(len == 1 && path[0] == '/'))
         for (i = 0; i < n; i++)
-            if (list[i].kind == SANDBOX_PROTECT_ALL && list[i].pattern[0] == '~')
+            if (!sbx_protect_create_ok(&list[i]) && list[i].pattern[0] == '~')
                 return 1;
     for (i = 0; i < n; i++)
-        if (list[i].kind == SANDBOX_PROTECT_ALL && ancestor_of(list[i].pattern, path, len, home_dir))
+        if (!sbx_protect_create_ok(&list[i]) && !(list[i].flags & SBX_PROTECT_F_GIT) &&
+            ancestor_of(list[i].pattern, path, len, home_dir))
             return 1;
     return 0;
 }
@@ -523,6 +646,7 @@ static int push(struct sbx_protect **list, size_t *n, const char *a, const char 
     grown[*n].pattern = s;
     grown[*n].kind = kind;
     grown[*n].targets = targets;
+    grown[*n].flags = 0;
     (*n)++;
     return SANDBOX_OK;
 }
@@ -652,6 +776,11 @@ static const struct {
     {"NPM_CONFIG_USERCONFIG", "", 0},
     {"npm_config_userconfig", "", 0},
     {"TF_CLI_CONFIG_FILE", "", 0},
+    {"TERRAFORM_CONFIG", "", 0},
+    {"GH_CONFIG_DIR", "", 0},
+    {"PGPASSFILE", "", 0},
+    {"GOOGLE_APPLICATION_CREDENTIALS", "", 0},
+    {"NETRC", "", 0},
 };
 
 /* Each path the environment names; a relative one from the command's working
@@ -751,19 +880,29 @@ int sbx_protect_resolve(const sandbox_policy *p, sbx_resolved *r)
     for (i = 0; rc == SANDBOX_OK && i < p->n_protect; i++) {
         const struct sbx_protect *e = &p->protect[i];
         const char *rel = e->pattern[0] == '~' ? e->pattern + 2 : e->pattern;
+        /* A repository writable but for what runs code: a WRITE entry the
+         * Linux masks and the Seatbelt renderer know by its flag; the
+         * Windows plan keeps the whole .git read-only (not there yet). */
+        int kind = e->kind == SANDBOX_PROTECT_GIT ? SANDBOX_PROTECT_WRITE : e->kind;
+        int flags = e->flags | (e->kind == SANDBOX_PROTECT_GIT &&
+                                        r->target != SANDBOX_TARGET_WINDOWS
+                                    ? SBX_PROTECT_F_GIT
+                                    : 0);
         if (!(e->targets & bit))
             continue;
-        rc = push(&r->protect, &r->n_protect, e->pattern, "", "", e->kind, e->targets);
+        rc = push(&r->protect, &r->n_protect, e->pattern, "", "", kind, e->targets);
+        if (rc == SANDBOX_OK)
+            r->protect[r->n_protect - 1].flags = flags;
         /* A wildcard at home is found by listing it (Linux) or by the
-         * renderer's own name rule; exact paths need no listing. */
+         * renderer's own name rule; exact paths need no listing. The home
+         * is never a root: a .git there stays read-only whole. */
         for (j = 0; rc == SANDBOX_OK && j < n_homes && !has_glob(rel); j++)
-            rc = push(&r->protect_home, &r->n_protect_home, homes[j], sep, rel, e->kind,
-                      e->targets);
+            rc = push(&r->protect_home, &r->n_protect_home, homes[j], sep, rel, kind, e->targets);
 #ifndef _WIN32
         for (j = 0; rc == SANDBOX_OK && j < n_homes && e->pattern[0] == '~' && !has_glob(rel) &&
                     r->target == host_target();
              j++)
-            rc = push_home_copies(r, homes[j], rel, e->kind, e->targets);
+            rc = push_home_copies(r, homes[j], rel, kind, e->targets);
 #endif
     }
     /* This process's environment is the command's only on this machine. */
@@ -792,9 +931,11 @@ int sbx_protect_resolve(const sandbox_policy *p, sbx_resolved *r)
 
 /* ---- explaining ---- */
 
-static const char *kind_name(int kind)
+static const char *kind_name(const struct sbx_protect *e)
 {
-    return kind == SANDBOX_PROTECT_WRITE ? "write" : "read-write";
+    if (e->flags & SBX_PROTECT_F_GIT)
+        return "git"; /* writable but hooks, config and what else runs code */
+    return e->kind == SANDBOX_PROTECT_WRITE ? "write" : "read-write";
 }
 
 void sbx_protect_explain(const sbx_resolved *r, const char *mechanism, const char *not_covered,
@@ -810,13 +951,13 @@ void sbx_protect_explain(const sbx_resolved *r, const char *mechanism, const cha
         for (i = 0; i < r->n_protect; i++) {
             sbx_buf_add(out, i ? ",{\"pattern\":" : "{\"pattern\":");
             sbx_buf_json_str(out, r->protect[i].pattern);
-            sbx_buf_printf(out, ",\"denies\":\"%s\"}", kind_name(r->protect[i].kind));
+            sbx_buf_printf(out, ",\"denies\":\"%s\"}", kind_name(&r->protect[i]));
         }
         sbx_buf_add(out, "],\"paths\":[");
         for (i = 0; i < r->n_protect_home; i++) {
             sbx_buf_add(out, i ? ",{\"path\":" : "{\"path\":");
             sbx_buf_json_str(out, r->protect_home[i].pattern);
-            sbx_buf_printf(out, ",\"denies\":\"%s\"}", kind_name(r->protect_home[i].kind));
+            sbx_buf_printf(out, ",\"denies\":\"%s\"}", kind_name(&r->protect_home[i]));
         }
         sbx_buf_add(out, "]}");
         return;
@@ -825,9 +966,9 @@ void sbx_protect_explain(const sbx_resolved *r, const char *mechanism, const cha
         return;
     sbx_buf_printf(out, "protected paths (%s):\n", mechanism);
     for (i = 0; i < r->n_protect; i++)
-        sbx_buf_printf(out, "  %-10s %s\n", kind_name(r->protect[i].kind), r->protect[i].pattern);
+        sbx_buf_printf(out, "  %-10s %s\n", kind_name(&r->protect[i]), r->protect[i].pattern);
     for (i = 0; i < r->n_protect_home; i++)
-        sbx_buf_printf(out, "  %-10s %s\n", kind_name(r->protect_home[i].kind),
+        sbx_buf_printf(out, "  %-10s %s\n", kind_name(&r->protect_home[i]),
                        r->protect_home[i].pattern);
     sbx_buf_printf(out, "  not covered: %s\n", not_covered);
 }

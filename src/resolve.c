@@ -8,6 +8,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ void sbx_resolved_free(sbx_resolved *r)
     for (i = 0; i < r->n_roots; i++) {
         free(r->roots[i].path);
         free(r->roots[i].given);
+        free(r->roots[i].create_from);
     }
     free(r->roots);
     free(r->working_dir);
@@ -53,7 +55,36 @@ void sbx_resolved_free(sbx_resolved *r)
     free(r->home_dir);
     free(r->home_alt);
     free(r->forbidden);
+    for (i = 0; i < r->n_notes; i++)
+        free(r->notes[i]);
+    free(r->notes);
+    for (i = 0; i < r->n_reads; i++)
+        free(r->reads[i].path);
+    free(r->reads);
+    for (i = 0; i < r->n_allow_unix; i++)
+        free(r->allow_unix[i]);
+    free(r->allow_unix);
+    for (i = 0; i < r->n_deny_unix; i++)
+        free(r->deny_unix[i]);
+    free(r->deny_unix);
     memset(r, 0, sizeof *r);
+}
+
+int sbx_resolved_note(sbx_resolved *r, const char *fmt, ...)
+{
+    char line[1024], **grown;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    grown = realloc(r->notes, (r->n_notes + 1) * sizeof *grown);
+    if (!grown)
+        return SANDBOX_E_NOMEM;
+    r->notes = grown;
+    if (!(grown[r->n_notes] = sbx_strdup(line)))
+        return SANDBOX_E_NOMEM;
+    r->n_notes++;
+    return SANDBOX_OK;
 }
 
 /* Drop trailing separators ("/a/b/" -> "/a/b") but keep a lone root. A
@@ -179,11 +210,13 @@ static const char *const shared_temp[] = {"/tmp", "/var/tmp", "/dev/shm", "/priv
 static const char *const home_caches_unix[] = {
     ".cache",         "Library/Caches", ".npm",           ".cargo/registry", ".cargo/git",
     "go/pkg/mod",     ".gradle/caches", ".gradle/wrapper", ".gradle/daemon", ".gradle/native",
-    ".m2/repository", ".bun/install/cache"};
+    ".m2/repository", ".bun/install/cache", ".local/share/pnpm/store", "Library/pnpm/store",
+    ".yarn/berry/cache", ".conda/pkgs"};
 static const char *const home_caches_win[] = {
     "AppData\\Local",   ".cache",          ".npm",            ".cargo\\registry",
     ".cargo\\git",      "go\\pkg\\mod",     ".gradle\\caches", ".gradle\\wrapper",
-    ".gradle\\daemon",  ".gradle\\native",  ".m2\\repository", ".bun\\install\\cache"};
+    ".gradle\\daemon",  ".gradle\\native",  ".m2\\repository", ".bun\\install\\cache",
+    ".yarn\\berry\\cache", ".conda\\pkgs"};
 
 /* Where an environment TMPDIR may live inside a home: the cache homes and
  * the home's own tmp, never a dot directory of configuration or keys
@@ -453,23 +486,17 @@ static int within_named_root(const struct check *c, const sbx_resolved *r, size_
  * /data/code) is the user's. For root every directory is writable: only
  * the system's own link parents (/, /var, /usr), root-owned and not group-
  * or other-writable, are trusted. */
-static const char *link_plantable(const struct check *c, const sbx_resolved *r,
-                                  const struct sbx_link_fact *l)
+const char *sbx_link_plantable_earlier(long euid, const char *const *homes, size_t n_homes,
+                                       const struct sbx_link_fact *l)
 {
     size_t j, h;
     unsigned long mode = l->parent_mode;
-    for (j = 0; j < r->n_roots; j++)
-        if (r->roots[j].kind != SBX_ROOT_DEV &&
-            sbx_path_within(c->target, l->parent, c->facts[j].final))
-            return c->facts[j].final;
-    if (within_shared_temp(c, l->parent))
-        return "a shared temp directory";
-    if (c->f->euid < 0 || !l->parent_known)
+    if (euid < 0 || !l->parent_known)
         return NULL;
-    for (h = 0; h < c->n_homes; h++)
-        if (strcmp(l->parent, c->homes[h].fact.final) == 0)
+    for (h = 0; h < n_homes; h++)
+        if (homes[h] && strcmp(l->parent, homes[h]) == 0)
             return NULL;
-    if (c->f->euid == 0) {
+    if (euid == 0) {
         int system = 0;
         for (j = 0; j < sizeof system_link_parents / sizeof system_link_parents[0]; j++)
             system |= strcmp(l->parent, system_link_parents[j]) == 0;
@@ -478,10 +505,26 @@ static const char *link_plantable(const struct check *c, const sbx_resolved *r,
         return "a directory root can write that is not one of the system's own link "
                "directories (/, /var, /usr)";
     }
-    if ((mode & 022) || (l->parent_uid == (unsigned long)c->f->euid && (mode & 0200)))
+    if ((mode & 022) || (l->parent_uid == (unsigned long)euid && (mode & 0200)))
         return "a directory you can write (a writable root of an earlier launch could have "
                "contained it)";
     return NULL;
+}
+
+static const char *link_plantable(const struct check *c, const sbx_resolved *r,
+                                  const struct sbx_link_fact *l)
+{
+    size_t j;
+    const char *homes[2] = {NULL, NULL};
+    for (j = 0; j < r->n_roots; j++)
+        if (r->roots[j].kind != SBX_ROOT_DEV &&
+            sbx_path_within(c->target, l->parent, c->facts[j].final))
+            return c->facts[j].final;
+    if (within_shared_temp(c, l->parent))
+        return "a shared temp directory";
+    for (j = 0; j < c->n_homes && j < 2; j++)
+        homes[j] = c->homes[j].fact.final;
+    return sbx_link_plantable_earlier(c->f->euid, homes, c->n_homes, l);
 }
 
 /* The PATH entry that lies within `dir`, or NULL. */
@@ -749,8 +792,172 @@ static int check_mounts_beneath(struct check *c, const sbx_resolved *r)
 }
 #endif
 
-static int check_roots(sbx_resolved *r, int target, const struct sbx_facts *facts,
-                       const char *physical_project, sandbox_error *err)
+/* Take root i out of the list (and its fact). */
+static void drop_root(struct check *c, sbx_resolved *r, size_t i)
+{
+    free(r->roots[i].path);
+    free(r->roots[i].given);
+    free(r->roots[i].create_from);
+    memmove(&r->roots[i], &r->roots[i + 1], (r->n_roots - i - 1) * sizeof r->roots[i]);
+    sbx_path_fact_free(&c->facts[i]);
+    memmove(&c->facts[i], &c->facts[i + 1], (r->n_roots - i - 1) * sizeof c->facts[i]);
+    r->n_roots--;
+}
+
+/* Why a missing cache may not be created, or NULL. Only a directory below a
+ * home, inside exactly the cache subtrees a cache may have there (the same
+ * list a cache root is held to), reached without an unresolved or
+ * unsearchable component, and to be made in a directory of the caller's own
+ * (root with HOME=/home/alice would leave root-owned caches that alice's
+ * tools cannot write). The walk itself (src/caches.c) re-checks every
+ * component as it goes. */
+static const char *why_not_create(const struct check *c, const struct sbx_path_fact *f)
+{
+    size_t h;
+    if (!c->f->on_host || c->f->euid < 0)
+        return "only this machine's own caches are created";
+    if (f->unresolved)
+        return f->unresolved;
+    if (!f->base || f->missing_errno != ENOENT)
+        return "a directory on the way cannot be entered or is not a directory";
+    for (h = 0; h < c->n_homes; h++) {
+        const char *home = c->homes[h].fact.final;
+        if (!c->homes[h].fact.exists || strcmp(f->final, home) == 0 ||
+            !sbx_path_within(c->target, f->final, home) || !in_home_dirs(c, f->final, home, 0) ||
+            !sbx_path_within(c->target, f->base, home))
+            continue;
+        if (f->base_uid != (unsigned long)c->f->euid)
+            return "the directory it would be made in is not yours";
+        return NULL;
+    }
+    return "it lies outside your home's cache directories, where a cache is only created "
+           "once you make it";
+}
+
+/* The missing caches: kept (`create`) when they pass the one check and may
+ * be created, else dropped with a note for --explain. */
+static int judge_creations(struct check *c, sbx_resolved *r)
+{
+    size_t i;
+    for (i = 0; i < r->n_roots; i++) {
+        sandbox_error why;
+        const char *no;
+        int rc;
+        if (!r->roots[i].create)
+            continue;
+        if (c->facts[i].exists) {
+            r->roots[i].create = 0; /* made meanwhile: an ordinary root */
+            continue;
+        }
+        memset(&why, 0, sizeof why);
+        c->err = &why;
+        rc = check_root(c, r, i);
+        c->err = NULL;
+        if (rc == SANDBOX_E_NOMEM)
+            return rc;
+        no = rc != SANDBOX_OK ? why.message : why_not_create(c, &c->facts[i]);
+        if (!no)
+            continue;
+        if (sbx_resolved_note(r, "cache %s is missing and is not created: %s", r->roots[i].path,
+                              no) != SANDBOX_OK)
+            return SANDBOX_E_NOMEM;
+        drop_root(c, r, i--);
+    }
+    return SANDBOX_OK;
+}
+
+/* Why the default project `f` is never a project, or NULL: "/", a home or
+ * an ancestor of one, ~/Library (applications' state), a package cache or
+ * store (spec 004). The command then writes only its scratch. */
+static const char *never_project(const struct check *c, const sbx_resolved *r,
+                                 const struct sbx_path_fact *f)
+{
+    const char sep = c->target == SANDBOX_TARGET_WINDOWS ? '\\' : '/';
+    size_t h, j;
+    if (is_fs_root(c->target, f->final) || forbidden_id(c, f, 1))
+        return "is the file system root";
+    for (h = 0; h < c->n_homes; h++) {
+        const char *home = c->homes[h].fact.final;
+        char *lib;
+        int in_lib;
+        if (sbx_path_within(c->target, home, f->final))
+            return sbx_path_within(c->target, f->final, home) ? "is your home"
+                                                              : "holds your home";
+        if (!sbx_path_within(c->target, f->final, home))
+            continue;
+        if (!(lib = sbx_path_join(home, sep, "Library")))
+            return "cannot be judged (out of memory)";
+        in_lib = sbx_path_within(c->target, f->final, lib);
+        free(lib);
+        if (in_lib)
+            return "is in ~/Library, where applications keep their state";
+        if (in_home_dirs(c, f->final, home, 0))
+            return "is in a package cache or store";
+    }
+    if (forbidden_id(c, f, 0))
+        return "is your home or one of its ancestors under another name";
+    for (j = 0; j < r->n_roots; j++)
+        if ((r->roots[j].kind == SBX_ROOT_CACHE || r->roots[j].kind == SBX_ROOT_PACKAGE) &&
+            sbx_path_within(c->target, f->final, c->facts[j].final))
+            return "is in a package cache or store";
+    return NULL;
+}
+
+/* The project and working directory the host did not name (spec 004): a
+ * default project that is never one leaves the command its scratch; a
+ * default working directory outside the project is not made writable (a cd
+ * elsewhere never widens the grant). A working directory spelled inside the
+ * project is kept even when it leads out of it: the link rules below judge
+ * that (a planted link is refused, not quietly skipped). */
+static int settle_project(struct check *c, sbx_resolved *r, const sandbox_policy *p)
+{
+    size_t i, proj = r->n_roots, wd = r->n_roots;
+    const char *why;
+    for (i = 0; i < r->n_roots; i++) {
+        if (r->roots[i].kind == SBX_ROOT_PROJECT)
+            proj = i;
+        else if (r->roots[i].kind == SBX_ROOT_WORKDIR)
+            wd = i;
+    }
+    if (proj == r->n_roots)
+        return SANDBOX_OK; /* a class without a project (research, media, tool server) */
+    if (!p->project_root && (why = never_project(c, r, &c->facts[proj])) != NULL) {
+        r->no_project = why;
+        /* A working directory the host named stays a grant it asked for,
+         * and is judged as such (--workdir ~ is still refused); the
+         * project entry may be that very directory. */
+        if (wd == r->n_roots && p->working_dir) {
+            r->roots[proj].kind = SBX_ROOT_WORKDIR;
+            return SANDBOX_OK;
+        }
+        if (wd < r->n_roots && !p->working_dir)
+            drop_root(c, r, wd);
+        drop_root(c, r, proj);
+        return SANDBOX_OK;
+    }
+    if (wd == r->n_roots || p->working_dir)
+        return SANDBOX_OK;
+    if (sbx_path_within(c->target, r->roots[wd].path, r->roots[proj].path)) {
+        /* Inside the project by name and by what it is: the project's grant
+         * covers it (a cd below keeps the same project). Spelled inside but
+         * leading out: kept, for the link rules to judge. */
+        if (sbx_path_within(c->target, c->facts[wd].final, c->facts[proj].final))
+            drop_root(c, r, wd);
+        return SANDBOX_OK;
+    }
+    if (sbx_path_within(c->target, c->facts[wd].final, c->facts[proj].final))
+        return SANDBOX_OK;
+    if (sbx_resolved_note(r, "the working directory %s lies outside the project %s and is not "
+                             "writable (name it with --workdir, or --add-dir, to grant it)",
+                          r->roots[wd].path, r->roots[proj].path) != SANDBOX_OK)
+        return SANDBOX_E_NOMEM;
+    drop_root(c, r, wd);
+    return SANDBOX_OK;
+}
+
+static int check_roots(sbx_resolved *r, const sandbox_policy *p, int target,
+                       const struct sbx_facts *facts, const char *physical_project,
+                       sandbox_error *err)
 {
     struct check c;
     size_t i, j, h;
@@ -770,8 +977,15 @@ static int check_roots(sbx_resolved *r, int target, const struct sbx_facts *fact
     }
     for (i = 0; rc == SANDBOX_OK && i < r->n_roots; i++)
         rc = lookup(&c, r->roots[i].path, &c.facts[i]);
+    if (rc == SANDBOX_OK)
+        rc = settle_project(&c, r, p);
+    if (rc == SANDBOX_OK)
+        rc = judge_creations(&c, r);
+    c.err = err;
+    if (rc == SANDBOX_E_NOMEM)
+        sbx_fail(err, rc, ENOMEM, "out of memory while resolving roots");
     for (i = 0; rc == SANDBOX_OK && i < r->n_roots; i++)
-        if (r->roots[i].kind != SBX_ROOT_DEV)
+        if (r->roots[i].kind != SBX_ROOT_DEV && !r->roots[i].create)
             rc = check_root(&c, r, i);
     if (rc == SANDBOX_OK && physical_project)
         rc = check_physical_workdir(&c, r, physical_project);
@@ -785,6 +999,10 @@ static int check_roots(sbx_resolved *r, int target, const struct sbx_facts *fact
         struct sbx_root *root = &r->roots[i];
         root->shared = root->kind == SBX_ROOT_SYSTEM_TEMP ||
                        (root->kind == SBX_ROOT_TEMP && is_shared_temp(&c, c.facts[i].final, &c.facts[i]));
+        if (root->create) {
+            root->create_from = c.facts[i].base;
+            c.facts[i].base = NULL;
+        }
         if (target == SANDBOX_TARGET_WINDOWS || strcmp(root->path, c.facts[i].final) == 0)
             continue;
         root->given = root->path;
@@ -797,12 +1015,7 @@ static int check_roots(sbx_resolved *r, int target, const struct sbx_facts *fact
             ;
         if (j == i)
             continue;
-        free(r->roots[i].path);
-        free(r->roots[i].given);
-        memmove(&r->roots[i], &r->roots[i + 1], (r->n_roots - i - 1) * sizeof r->roots[i]);
-        sbx_path_fact_free(&c.facts[i]);
-        memmove(&c.facts[i], &c.facts[i + 1], (r->n_roots - i - 1) * sizeof c.facts[i]);
-        r->n_roots--;
+        drop_root(&c, r, i);
         i--;
     }
     if (rc == SANDBOX_OK) {
@@ -822,7 +1035,192 @@ static int check_roots(sbx_resolved *r, int target, const struct sbx_facts *fact
     return rc;
 }
 
+/* ---- the default project (spec 004) ---- */
+
+/* 1 when a lookup through `f` says `path` is a home, holds one, is "/" or a
+ * shared temp directory: where the search for a git root stops. */
+static int git_search_stops(int target, const struct sbx_facts *f, const char *const *homes,
+                            size_t n_homes, const char *final)
+{
+    size_t i;
+    if (is_fs_root(target, final))
+        return 1;
+    for (i = 0; i < n_homes; i++)
+        if (sbx_path_within(target, homes[i], final))
+            return 1;
+    for (i = 0; target != SANDBOX_TARGET_WINDOWS && i < sizeof shared_temp / sizeof shared_temp[0]; i++)
+        if (strcmp(final, shared_temp[i]) == 0)
+            return 1;
+    (void)f;
+    return 0;
+}
+
+/* Is there a .git of the caller's own in `dir` (canonical `final`), itself
+ * no symlink? Like git's safe.directory rule (CVE-2022-24765): a .git
+ * another user made above your work is not your repository. */
+static int has_own_git(int target, const struct sbx_facts *f, const char *dir, const char *final,
+                       int *oom)
+{
+    struct sbx_path_fact g;
+    char *p = sbx_path_join(dir, target == SANDBOX_TARGET_WINDOWS ? '\\' : '/', ".git");
+    char *at = sbx_path_join(final, target == SANDBOX_TARGET_WINDOWS ? '\\' : '/', ".git");
+    size_t k;
+    int yes = 0;
+    memset(&g, 0, sizeof g);
+    if (!p || !at || f->lookup(f->lookup_ctx, target, p, &g) != 0 || !g.final) {
+        *oom = 1;
+    } else if (g.exists && (long)g.uid == f->euid) {
+        yes = 1;
+        for (k = 0; k < g.n_links; k++)
+            if (strcmp(g.links[k].at, at) == 0)
+                yes = 0; /* .git is a link: what it leads to was not made here */
+    }
+    sbx_path_fact_free(&g);
+    free(p);
+    free(at);
+    return yes;
+}
+
+/* The nearest directory at or above the working directory `wd` that holds
+ * a .git of the caller's own, searched along `wd` as spelled (so the links
+ * on the way are judged as the project's, like any root), never reaching
+ * "/", a home or an ancestor of one, or a shared temp directory: a .git
+ * planted there (another user's /tmp/.git, a home kept in git) must not
+ * make everything below it one project. NULL when there is none; then the
+ * project is the working directory, as before. Only for this machine's own
+ * plans with a known caller (the ownership rule needs the uid). */
+static char *find_git_root(int target, const struct sbx_facts *f, const char *wd, int *oom)
+{
+    const char *cand[2];
+    char *homes[2] = {NULL, NULL}, *dir, *found = NULL;
+    size_t n_homes = 0, i;
+    *oom = 0;
+    if (!f->on_host || f->euid < 0 || !wd || !is_absolute_for(target, wd))
+        return NULL;
+    cand[0] = f->account_home;
+    cand[1] = f->env_home;
+    for (i = 0; i < 2; i++) {
+        struct sbx_path_fact h;
+        if (!is_absolute_for(target, cand[i]))
+            continue;
+        if (f->lookup(f->lookup_ctx, target, cand[i], &h) != 0 || !h.final) {
+            sbx_path_fact_free(&h);
+            *oom = 1;
+            goto out;
+        }
+        homes[n_homes++] = h.final;
+        h.final = NULL;
+        sbx_path_fact_free(&h);
+    }
+    dir = sbx_path_lexical(target, wd);
+    if (!dir) {
+        *oom = 1;
+        goto out;
+    }
+    for (;;) {
+        struct sbx_path_fact d;
+        char *slash;
+        int stop, git;
+        if (f->lookup(f->lookup_ctx, target, dir, &d) != 0 || !d.final) {
+            sbx_path_fact_free(&d);
+            *oom = 1;
+            break;
+        }
+        stop = !d.exists || git_search_stops(target, f, (const char *const *)homes, n_homes, d.final);
+        git = !stop && has_own_git(target, f, dir, d.final, oom);
+        sbx_path_fact_free(&d);
+        if (stop || *oom)
+            break;
+        if (git) {
+            found = dir;
+            dir = NULL;
+            break;
+        }
+        slash = strrchr(dir, target == SANDBOX_TARGET_WINDOWS ? '\\' : '/');
+        if (!slash || slash == dir)
+            break; /* "/" is never searched */
+        *slash = '\0';
+    }
+    free(dir);
+out:
+    for (i = 0; i < n_homes; i++)
+        free(homes[i]);
+    return found;
+}
+
 /* ---- resolution ---- */
+
+/* A copy of a list of strings: 0, or -1 out of memory (nothing kept). */
+static int sbx_copy_strings(char ***to, size_t *n_to, char *const *from, size_t n)
+{
+    size_t i;
+    *to = NULL;
+    *n_to = 0;
+    if (n == 0)
+        return 0;
+    *to = calloc(n, sizeof **to);
+    if (!*to)
+        return -1;
+    for (i = 0; i < n; i++) {
+        (*to)[i] = sbx_strdup(from[i]);
+        if (!(*to)[i]) {
+            while (i > 0)
+                free((*to)[--i]);
+            free(*to);
+            *to = NULL;
+            return -1;
+        }
+    }
+    *n_to = n;
+    return 0;
+}
+
+/* The display number of a DISPLAY that libxcb reaches through a local
+ * socket (":N", ":N.S", "unix:N", "unix/:N"), or -1: "host:N" is TCP, and
+ * anything else names no display. */
+int sbx_local_x_display(const char *d)
+{
+    const char *s;
+    long n = 0;
+    int digits = 0;
+    if (!d)
+        return -1;
+    if (strncmp(d, "unix/:", 6) == 0)
+        s = d + 6;
+    else if (strncmp(d, "unix:", 5) == 0)
+        s = d + 5;
+    else if (d[0] == ':')
+        s = d + 1;
+    else
+        return -1;
+    for (; *s >= '0' && *s <= '9' && n < 100000; s++, digits++)
+        n = n * 10 + (*s - '0');
+    if (!digits)
+        return -1;
+    if (*s == '.') {
+        if (!(*++s >= '0' && *s <= '9'))
+            return -1;
+        while (*s >= '0' && *s <= '9')
+            s++;
+    }
+    return *s == '\0' ? (int)n : -1;
+}
+
+int sbx_x_display_in_use(const char *d)
+{
+#ifdef _WIN32
+    (void)d;
+    return 0;
+#else
+    char sock[48];
+    struct stat st;
+    int n = sbx_local_x_display(d);
+    if (n < 0)
+        return 0;
+    snprintf(sock, sizeof sock, "/tmp/.X11-unix/X%d", n);
+    return stat(sock, &st) == 0 && S_ISSOCK(st.st_mode);
+#endif
+}
 
 int sbx_resolve_with(const sandbox_policy *p, int target, const struct sbx_facts *facts,
                      sbx_resolved *r, sandbox_error *err)
@@ -841,7 +1239,29 @@ int sbx_resolve_with(const sandbox_policy *p, int target, const struct sbx_facts
     r->deny_action = p->deny_action;
     r->klass = p->klass;
     r->class_chosen = p->class_chosen;
+    r->scan_index_off = p->scan_index_off;
+    /* A class confines reads only with Landlock's write confinement: after
+     * sandbox_policy_set_filesystem() turned that off (or to read-only, a
+     * fixed profile that reads what the account can), the class would
+     * silently read everything again. */
+    if (p->class_chosen && p->klass != SANDBOX_CLASS_TOOL_SERVER &&
+        p->filesystem != SANDBOX_FS_CONFINED)
+        return sbx_fail(err, SANDBOX_E_INVALID, 0,
+                        "an activity class confines reads and writes, but the filesystem mode "
+                        "is %s, which reads everything the account can; choose either the "
+                        "class or that mode",
+                        p->filesystem == SANDBOX_FS_READ_ONLY ? "read-only" : "unrestricted");
     r->deny_userns = p->deny_userns || p->filesystem == SANDBOX_FS_READ_ONLY;
+    memcpy(r->limits, p->limits, sizeof r->limits);
+    r->allow_abstract_unix = p->allow_abstract_unix;
+    /* X11 must keep working (spec 000/001). Xorg and Xwayland listen on an
+     * abstract socket that libxcb tries first, and refused by the scope
+     * (EPERM) it does not fall back to the path socket: with a local
+     * display named, abstract sockets stay open (docs/unix-endpoints.md;
+     * a host that wants them closed starts the command without DISPLAY). */
+    if (!r->allow_abstract_unix && target == SANDBOX_TARGET_LINUX &&
+        facts->env_display)
+        r->allow_abstract_unix = 2;
     /* Read-only forbids every socket, and offline and media never have
      * network, so the network dimension follows. */
     r->network = sbx_effective_network(p);
@@ -858,7 +1278,23 @@ int sbx_resolve_with(const sandbox_policy *p, int target, const struct sbx_facts
                         "(--project/working directory)",
                         strerror(facts->cwd_errno));
     }
-    r->project_root = sbx_strdup(p->project_root ? p->project_root : r->working_dir ? r->working_dir : "");
+    /* Without a project from the host: the git root above the working
+     * directory, in the classes that write a project. */
+    if (!p->project_root && r->working_dir && p->filesystem == SANDBOX_FS_CONFINED &&
+        (p->klass == SANDBOX_CLASS_PROJECT || p->klass == SANDBOX_CLASS_BUILD ||
+         p->klass == SANDBOX_CLASS_OFFLINE)) {
+        int oom;
+        r->project_root = find_git_root(target, facts, r->working_dir, &oom);
+        if (oom) {
+            sbx_resolved_free(r);
+            return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while finding the project");
+        }
+        r->project_found = r->project_root != NULL;
+    }
+    if (!r->project_root)
+        r->project_root = sbx_strdup(p->project_root ? p->project_root
+                                     : r->working_dir                ? r->working_dir
+                                                                     : "");
     tmp = p->temp_dir;
     if (!tmp) {
         tmp = facts->env_temp;
@@ -922,7 +1358,7 @@ int sbx_resolve_with(const sandbox_policy *p, int target, const struct sbx_facts
         }
         rc = sbx_presets_add_cache_roots(p, r, target == host_target(), err);
         if (rc == SANDBOX_OK)
-            rc = check_roots(r, target, facts,
+            rc = check_roots(r, p, target, facts,
                              !p->working_dir && facts->cwd_physical ? p->project_root : NULL,
                              err);
         if (rc != SANDBOX_OK) {
@@ -938,6 +1374,18 @@ int sbx_resolve_with(const sandbox_policy *p, int target, const struct sbx_facts
                                         "database has none and $HOME is not absolute), so ~/.ssh "
                                         "and the other home secrets cannot be found; set HOME");
         return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while listing protected paths");
+    }
+    /* After the writable roots are checked: a read root is judged against them. */
+    rc = sbx_reads_resolve(p, r, facts, err);
+    if (rc != SANDBOX_OK) {
+        sbx_resolved_free(r);
+        return rc;
+    }
+    /* The host's AF_UNIX choices, for the platform's endpoint masks. */
+    if (sbx_copy_strings(&r->allow_unix, &r->n_allow_unix, p->allow_unix, p->n_allow_unix) ||
+        sbx_copy_strings(&r->deny_unix, &r->n_deny_unix, p->deny_unix, p->n_deny_unix)) {
+        sbx_resolved_free(r);
+        return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while resolving the policy");
     }
     return SANDBOX_OK;
 }
@@ -998,6 +1446,12 @@ int sbx_resolve(const sandbox_policy *p, int target, sbx_resolved *r, sandbox_er
     f.env_temp = getenv(unix_like ? "TMPDIR" : "TEMP");
     f.euid = -1;
     f.env_path = getenv("PATH");
+    /* Only a display the command keeps (not dropped or scrubbed) whose X
+     * server runs here (its /tmp/.X11-unix socket): a stray or dropped
+     * DISPLAY must not open every abstract socket (review of issue 20). */
+    if (unix_like && target == host_target() && !sbx_env_removed(p, "DISPLAY", 7) &&
+        sbx_x_display_in_use(getenv("DISPLAY")))
+        f.env_display = getenv("DISPLAY");
     /* The account's home and ownership are facts of this machine only. */
     if (target == host_target()) {
         account = sbx_account_home();

@@ -48,6 +48,7 @@ static uint32_t action_of(int action, int eperm)
     case SBX_SC_DENY_NET:
         return eperm ? SCMP_ACT_ERRNO(EPERM) : SCMP_ACT_KILL_PROCESS;
     case SBX_SC_EPERM:
+    case SBX_SC_EPERM_REC:
         return SCMP_ACT_ERRNO(EPERM);
     case SBX_SC_EACCES:
         return SCMP_ACT_ERRNO(EACCES);
@@ -98,9 +99,8 @@ static int block_has(const struct sbx_sc_family_set *set, uint32_t base, uint32_
     return 0;
 }
 
-static void add_rule(scmp_filter_ctx ctx, const struct sbx_sc_rule *r, int eperm)
+static void add_rule(scmp_filter_ctx ctx, const struct sbx_sc_rule *r, uint32_t act)
 {
-    uint32_t act = action_of(r->action, eperm);
     int nr = seccomp_syscall_resolve_name(r->syscall);
     struct scmp_arg_cmp cmps[2];
     uint32_t v;
@@ -195,8 +195,9 @@ static int muxes_socket(uint32_t arch)
 
 /* A context holding exactly one arch: libseccomp cannot add a rule to only
  * some arches of a context, so each arch is built alone and then merged. */
-static scmp_filter_ctx arch_ctx(uint32_t arch, unsigned groups, int eperm, int tree)
+static scmp_filter_ctx arch_ctx(uint32_t arch, int variant, int tree)
 {
+    int eperm = sbx_sc_variant_eperm(variant), action;
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     size_t i;
     int rc, mux = muxes_socket(arch);
@@ -226,7 +227,9 @@ static scmp_filter_ctx arch_ctx(uint32_t arch, unsigned groups, int eperm, int t
     for (i = 0; i < sbx_sc_n_rules; i++) {
         const struct sbx_sc_rule *r = &sbx_sc_rules[i];
         int here = seccomp_syscall_resolve_name_arch(arch, r->syscall);
-        if (!(r->groups & groups))
+        /* The variant's kind decides (sbx_sc_rule_in_variant): a supervised
+         * main program leaves the recorded rules to the listener's program. */
+        if (!sbx_sc_rule_in_variant(r, variant, &action))
             continue;
         if ((r->abis == SBX_SC_ABI_DIRECT_SOCKET && mux) ||
             (r->abis == SBX_SC_ABI_MUX_SOCKET && !mux))
@@ -235,7 +238,7 @@ static scmp_filter_ctx arch_ctx(uint32_t arch, unsigned groups, int eperm, int t
          * nothing to filter. Multiplexed ones (-100..-224) are kept. */
         if (here <= -1000)
             continue;
-        add_rule(ctx, r, eperm);
+        add_rule(ctx, r, action_of(action, eperm));
     }
     return ctx;
 }
@@ -243,15 +246,14 @@ static scmp_filter_ctx arch_ctx(uint32_t arch, unsigned groups, int eperm, int t
 static scmp_filter_ctx build_ctx(int fam, int variant, int tree)
 {
     const struct sbx_sc_archfam_info *a = &sbx_sc_archfams[fam];
-    unsigned groups = sbx_sc_variant_groups(variant);
-    int eperm = sbx_sc_variant_eperm(variant), rc;
+    int rc;
     uint32_t an = seccomp_arch_resolve_name(a->native), ac = seccomp_arch_resolve_name(a->compat);
     scmp_filter_ctx native, compat;
 
     if (!an || !ac)
         die("libseccomp lacks an architecture", EINVAL);
-    native = arch_ctx(an, groups, eperm, tree);
-    compat = arch_ctx(ac, groups, eperm, tree);
+    native = arch_ctx(an, variant, tree);
+    compat = arch_ctx(ac, variant, tree);
     rc = seccomp_merge(native, compat);
     if (rc != 0)
         die("seccomp_merge", rc);

@@ -13,7 +13,11 @@
  */
 #define _GNU_SOURCE
 #include "linux.h"
+#include "landlock.h"
+#include "supervisor.h"
+#include "reslimits.h"
 #include "../backend.h"
+#include "../scanindex.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +43,7 @@ void sbx_linux_plan_release(struct sbx_linux_plan *plan)
     plan->mask = NULL;
     sbx_guard_free(plan->guard);
     plan->guard = NULL;
+    sbx_unix_list_free(&plan->unix_eps);
 }
 
 int sbx_linux_prepare_resolved(const sbx_resolved *r, struct sbx_linux_plan *plan, char *warning,
@@ -67,6 +72,45 @@ int sbx_linux_prepare_resolved(const sbx_resolved *r, struct sbx_linux_plan *pla
     }
     if (rc == SANDBOX_OK)
         rc = sbx_mask_check(r, err);
+    /* Root's namespace covers the privileged sockets itself: the masks'
+     * user namespace would take root's DAC capabilities with it. */
+    if (rc == SANDBOX_OK && plan->rootfs)
+        rc = sbx_unix_endpoints(r, &plan->unix_eps, err);
+    /* A macvtap/ipvtap node sends and receives Ethernet frames by plain
+     * write and read: no socket for the network rules to refuse, no ioctl,
+     * and Landlock does not restrict reads. Root's own /dev holds none; any
+     * other caller that can open one gets the network, so do not run. */
+    if (rc == SANDBOX_OK && r->network == SANDBOX_NETWORK_DENY && !plan->rootfs) {
+        char tap[64];
+        int n = sbx_rootfs_openable_taps(tap, sizeof tap);
+        if (n > 0)
+            rc = sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0,
+                          "%s%s can be opened by this user: a macvtap or ipvtap device sends and "
+                          "receives raw network frames through read and write, which no network "
+                          "rule can refuse; take the access away (chown root:root %s; chmod 600 "
+                          "%s) or delete the link (ip link del ...), then run again; the command "
+                          "was not run",
+                          tap, n > 1 ? " (and others)" : "", tap, tap);
+    }
+    /* Root's namespace and the masks give the command a devpts instance of
+     * its own (no other terminal of the user is reachable), and root a /dev
+     * of nodes of its own: apply grants them once they exist, as the
+     * device list grants the host's. Read-only mode binds the host's nodes
+     * instead (its rules, made here, name null, zero, full and tty) and
+     * grants no pty. */
+    if (rc == SANDBOX_OK && plan->rootfs && r->filesystem == SANDBOX_FS_READ_ONLY)
+        plan->rootfs = SBX_ROOTFS_BIND_NODES;
+    if (rc == SANDBOX_OK && r->filesystem == SANDBOX_FS_CONFINED && plan->ruleset_fd >= 0 &&
+        (plan->rootfs || r->n_protect > 0)) {
+        plan->dev_grant = plan->rootfs ? SBX_DEV_GRANT_DEV : SBX_DEV_GRANT_PTS;
+        plan->dev_rights = SBX_LL_FS_WRITE_FILE;
+        /* A class handles reads too (landlock_rules.c adds them whenever the
+         * ruleset exists): the new /dev and devpts get what the device list
+         * gives the host's, or /dev/null and the command's own ptys stop
+         * opening. Nothing else is there to read: no other terminal. */
+        if (r->reads_confined)
+            plan->dev_rights |= SBX_LL_FS_READ_FILE | SBX_LL_FS_READ_DIR;
+    }
     /* A socket core_pattern ("@path", "@@path", Linux 6.16+) ignores the
      * limit of 1 that stops pipe helpers, and a dumpable flag cleared before
      * exec is set again by the exec itself: the only sound answer is not to
@@ -98,6 +142,9 @@ int sbx_linux_prepare_resolved(const sbx_resolved *r, struct sbx_linux_plan *pla
     /* Names created later: the guard, or a refusal to run without it. */
     if (rc == SANDBOX_OK)
         rc = sbx_guard_prepare(r, plan, err);
+    /* What a supervised run loads instead (static programs: free to pick). */
+    if (rc == SANDBOX_OK)
+        rc = sbx_seccomp_select_supervised(r, plan->guard != NULL, plan, err);
     if (rc != SANDBOX_OK)
         sbx_linux_plan_release(plan);
     return rc;
@@ -114,13 +161,57 @@ int sbx_linux_prepare(const sandbox_policy *policy, struct sbx_linux_plan *plan,
     rc = sbx_resolve(policy, SANDBOX_TARGET_LINUX, &r, err);
     if (rc != SANDBOX_OK)
         return rc;
-    rc = sbx_linux_prepare_resolved(&r, plan, warning, warning_size, err);
+    /* Before the command can run: its roots go into the ledger the
+     * hard-link index consults, and none may reach the index itself. */
+    rc = sbx_ledger_note(&r, warning, warning_size, err);
+    /* The two pre-flight scans share what their index checks stat'ed. */
+    r.index_memo = sbx_index_memo_new();
+    if (rc == SANDBOX_OK && sbx_hardlink_wanted(policy))
+        rc = sbx_hardlink_preflight(&r, policy, err);
     if (rc == SANDBOX_OK)
-        rc = sbx_mask_prepare(&r, &plan->mask, warning, warning_size, err);
+        rc = sbx_linux_prepare_resolved(&r, plan, warning, warning_size, err);
+    if (rc == SANDBOX_OK)
+        rc = sbx_mask_prepare(&r, &plan->mask, !plan->rootfs, warning, warning_size, err);
+    sbx_index_memo_free(r.index_memo);
+    r.index_memo = NULL;
     sbx_resolved_free(&r);
     if (rc != SANDBOX_OK)
         sbx_linux_plan_release(plan);
     return rc;
+}
+
+int sbx_linux_plan_for_command(const sbx_resolved *r, struct sbx_linux_plan *run,
+                               sandbox_error *err)
+{
+    char again[512];
+    int fd = -1, rc;
+    uint32_t flags = 0;
+
+    run->own_ruleset = 0;
+    if (!run->dev_grant)
+        return SANDBOX_OK;
+    /* The same rules, made again: apply adds one for this command's /dev,
+     * and a rule added to the shared ruleset would stay there for every
+     * later command (growing it, and each domain copied from it). Its
+     * warnings were given when the plan was made: not twice. */
+    again[0] = 0;
+    rc = sbx_landlock_prepare(r, &fd, &flags, again, sizeof again, err);
+    if (rc != SANDBOX_OK)
+        return rc;
+    if (fd < 0)
+        return sbx_fail(err, SANDBOX_E_SYSTEM, 0,
+                        "the Landlock ruleset could not be made again for this command");
+    run->ruleset_fd = fd;
+    run->landlock_flags = flags;
+    run->own_ruleset = 1;
+    return SANDBOX_OK;
+}
+
+void sbx_linux_plan_for_command_done(struct sbx_linux_plan *run)
+{
+    if (run->own_ruleset && run->ruleset_fd >= 0)
+        close(run->ruleset_fd);
+    run->own_ruleset = 0;
 }
 
 static int load_filter(const struct sbx_bpf_insn *bpf, unsigned short len)
@@ -141,6 +232,9 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
      * filters refuse setting RLIMIT_CORE, so the command cannot undo it. */
     const struct rlimit no_core = {1, 1};
     *sys_errno = 0;
+    /* An all-off policy, supervised for its lifecycle only: nothing to apply. */
+    if (plan->unconfined)
+        return plan->sup ? sbx_sup_start(plan, plan->sup, raw_fork, sys_errno) : SBX_STEP_NONE;
     if (setrlimit(RLIMIT_CORE, &no_core) != 0) {
         struct rlimit now;
         /* Inside another sandbox (which refuses the call) or under a hard
@@ -156,13 +250,18 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
     }
     /* Root's namespace needs CAP_SYS_ADMIN (dropped next); the masks' user
      * namespace, if any, nests inside it and inherits its read-only mounts. */
-    if (plan->rootfs && sbx_rootfs_apply(sys_errno) != 0)
+    if (plan->rootfs && sbx_rootfs_apply(plan->rootfs == SBX_ROOTFS_BIND_NODES, sys_errno) != 0)
         return SBX_STEP_ROOTFS;
-    if (plan->mask && sbx_mask_apply(plan->mask, sys_errno) != 0)
+    /* In root's namespace, before the capability drop that locks them. */
+    if (plan->rootfs && sbx_unix_mask_apply(&plan->unix_eps, sys_errno) != 0)
+        return SBX_STEP_ROOTFS;
+    /* Root's step made every mount but its /dev nodev already, and its
+     * /dev binds nodes the masks' step must not take devices from. */
+    if (plan->mask && sbx_mask_apply(plan->mask, !plan->rootfs, sys_errno) != 0)
         return SBX_STEP_MASK;
     /* A directory opened outside still reaches the host's mounts. */
     if (plan->rootfs || plan->mask) {
-        int step = sbx_fds_check(sys_errno);
+        int step = sbx_fds_check(plan->mask, sys_errno);
         if (step != SBX_STEP_NONE)
             return step;
     }
@@ -175,21 +274,32 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
             return SBX_STEP_CAPS;
         }
     }
+    /* After the mounts, which made the instance; on this command's own
+     * ruleset (a shared plan gets a copy: sbx_linux_plan_for_command). */
+    if (plan->dev_grant &&
+        sbx_landlock_grant_dev(plan->ruleset_fd, plan->dev_grant, plan->dev_rights, sys_errno) != 0)
+        return SBX_STEP_LANDLOCK;
     if (plan->ruleset_fd >= 0 &&
         syscall(SYS_landlock_restrict_self, plan->ruleset_fd, plan->landlock_flags) != 0) {
         *sys_errno = errno;
         return SBX_STEP_LANDLOCK;
     }
-    /* Before the guard forks, so the guard holds it too: it never makes a
+    /* Before the supervisor forks, so it holds it too: it never makes a
      * namespace, and its own fork is no CLONE_NEWUSER. */
     if (plan->userns_bpf && load_filter(plan->userns_bpf, plan->userns_bpf_len) != 0) {
         *sys_errno = errno;
         return SBX_STEP_SECCOMP;
     }
-    /* The guard forks here: both sides are masked, capability-less and in
-     * the Landlock domain; only the command's side gets the filters. */
-    if (plan->guard)
-        return sbx_guard_start(plan, raw_fork, sys_errno);
+    /* A supervised run forks here: both sides are masked, capability-less
+     * and in the Landlock domain; only the command's side gets the filters.
+     * The guard exists only in a supervised run: without a supervisor
+     * nothing would refuse new protected names, so that is an error. */
+    if (plan->sup)
+        return sbx_sup_start(plan, plan->sup, raw_fork, sys_errno);
+    if (plan->guard) {
+        *sys_errno = EINVAL;
+        return SBX_STEP_GUARD;
+    }
     if (plan->bpf && load_filter(plan->bpf, plan->bpf_len) != 0) {
         *sys_errno = errno;
         return SBX_STEP_SECCOMP;
@@ -229,10 +339,17 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                         "command: %s%s",
                         strerror(e),
                         e == EPERM ? " (a container or security policy refuses mount namespaces "
-                                     "or the mount API; run the command as a normal user)"
+                                     "or the mount API, or CAP_SYS_CHROOT is missing in a chroot; "
+                                     "run the command as a normal user)"
                         : e == ENOSYS ? " (needs Linux 5.12+ for mount_setattr; run the command "
                                         "as a normal user)"
-                                      : "");
+                        : e == ENOENT ? " (the working directory is gone, outside the root, or "
+                                        "not in the command's own /dev: start it elsewhere)"
+                        : e == ENOTDIR ? " (a chroot into a plain directory with none of proc, "
+                                         "dev or sys to step out through, so its mount cannot be "
+                                         "made nodev: create one of them in it, or run the "
+                                         "command as a normal user)"
+                                       : "");
     case SBX_STEP_CORE:
         return sbx_fail(err, SANDBOX_E_SYSTEM, e, "cannot switch core dumps off: %s",
                         strerror(e));
@@ -253,13 +370,26 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                                         "point changed since the scan)"
                         : e == ENOENT ? " (a protected path vanished since the scan)"
                                       : "");
+    case SBX_STEP_LIMITS:
+        return sbx_fail(err, SANDBOX_E_SYSTEM, e,
+                        "cannot apply the run's resource limits: %s%s", strerror(e),
+                        e == EACCES || e == EPERM || e == ENOENT
+                            ? " (joining the run's cgroup was refused: run where the caller "
+                              "may write its own cgroup, or without --limit-memory/--limit-pids)"
+                            : "");
+    case SBX_STEP_SUPERVISOR:
+        return sbx_fail(err, e == EBUSY ? SANDBOX_E_UNSUPPORTED : SANDBOX_E_SYSTEM, e,
+                        "cannot start the supervisor of the run: %s%s", strerror(e),
+                        e == EINVAL ? " (the kernel lacks seccomp user notification, Linux 5.0+)"
+                        : e == ECHILD ? " (its child ended before it was ready)"
+                                      : "");
     case SBX_STEP_GUARD:
         return sbx_fail(err, e == EBUSY || e == EOPNOTSUPP ? SANDBOX_E_UNSUPPORTED : SANDBOX_E_SYSTEM,
                         e, "cannot start the creation guard for protected paths: %s%s",
                         e == EOPNOTSUPP ? "the kernel lacks SECCOMP_ADDFD_FLAG_SEND" : strerror(e),
                         e == EBUSY ? " (a seccomp listener is already in force: a sandbox with "
-                                     "protected paths cannot run inside another one; run the "
-                                     "inner command without protected paths)"
+                                     "protected paths cannot run inside another supervised "
+                                     "sandbox; run the inner command without protected paths)"
                         : e == EOPNOTSUPP ? " (needs Linux 5.14+; run without protected "
                                             "paths, or with --read-only)"
                         : e == EINVAL ? " (the kernel lacks seccomp user notification, Linux 5.0+)"
@@ -273,6 +403,22 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                         "paths are not masked and nothing is read-only; close it before the "
                         "launch (e.g. %d<&-; --close-fds closes all but 0-2) or pass a file",
                         e, step == SBX_STEP_FD_DIR ? "a directory" : "an O_PATH descriptor", e);
+    case SBX_STEP_FD_DEV:
+        return sbx_fail(err, SANDBOX_E_REFUSED, 0,
+                        "descriptor %d, inherited open, is a block device (a disk) opened for "
+                        "reading or writing only: through /proc/self/fd/%d the command could "
+                        "open it again with the other access on the host's /dev; close it "
+                        "before the launch (e.g. %d<&-; --close-fds closes all but 0-2) or "
+                        "open it read-write if the command is meant to have both",
+                        e, e, e);
+    case SBX_STEP_FD_FILE:
+        return sbx_fail(err, SANDBOX_E_REFUSED, 0,
+                        "descriptor %d, inherited open, is a file that the sandbox masks or makes "
+                        "read-only (a protected path, .git, or /proc/sys for root), or one it "
+                        "cannot find under the name it was opened by: through /proc/self/fd/%d "
+                        "the command could read it or reopen it for writing on the host's mount; "
+                        "close it or redirect it elsewhere before the launch (e.g. %d<&-)",
+                        e, e, e);
     default:
         return sbx_fail(err, SANDBOX_E_SYSTEM, e, "sandbox step %d failed: %s", step,
                         strerror(e));
@@ -286,6 +432,15 @@ int sbx_backend_enforce(const sandbox_policy *policy, const char *const argv[],
     int rc, step, e;
 
     (void)argv;
+    /* The creation guard is a process that outlives this call: only a
+     * supervised run (sandbox_spawn, the launcher) can have one. Refused
+     * before anything is scanned or applied. */
+    if (sandbox_policy_needs_supervisor(policy))
+        return sbx_fail(&result->error, SANDBOX_E_INVALID, 0,
+                        "protected paths need the creation guard, a supervisor process that "
+                        "stays while the command runs: sandbox_enforce cannot give one (the "
+                        "library never forks the caller into a watcher); start the command "
+                        "with sandbox_spawn, or through sandbox-exec-launcher");
     rc = sbx_linux_prepare(policy, &plan, result->warning, sizeof result->warning,
                            &result->error);
     if (rc != SANDBOX_OK)
@@ -335,11 +490,17 @@ void sbx_backend_self_test(sandbox_report *rep)
     snprintf(rep->network.detail, sizeof rep->network.detail, "%s", sdetail);
     /* Said here too: without it root could rebuild a network through a tun device. */
     sbx_warn(rep->network.detail, sizeof rep->network.detail,
-             "root loses kernel-administration capabilities and gets read-only /proc/sys and "
-             "/sys (no core_pattern helper); loop and tun ioctls, the mount API and RLIMIT_CORE "
-             "changes are refused; core dumps are stopped (RLIMIT_CORE 1/1) for file and '|' "
-             "core_patterns, and a socket ('@') core_pattern, which ignores the limit, makes "
-             "every mode exit 126");
+             "loop and tun ioctls and the mount API refused; no core dumps (RLIMIT_CORE 1/1; "
+             "an '@' core_pattern makes every mode exit 126)");
+    {
+        char tap[64];
+        int n = geteuid() == 0 ? 0 : sbx_rootfs_openable_taps(tap, sizeof tap);
+        if (n > 0)
+            sbx_warn(rep->network.detail, sizeof rep->network.detail,
+                     "this user can open %s%s (macvtap/ipvtap: raw frames by read/write), so "
+                     "the network-deny modes exit 126",
+                     tap, n > 1 ? " and more" : "");
+    }
 
     abi = sbx_landlock_abi(&why);
     rep->landlock_abi = abi < 0 ? 0 : abi;
@@ -358,17 +519,21 @@ void sbx_backend_self_test(sandbox_report *rep)
             sbx_warn(rep->filesystem.detail, sizeof rep->filesystem.detail, "lacks %s",
                      landlock_abi_gains[i]);
         sbx_warn(rep->filesystem.detail, sizeof rep->filesystem.detail,
-                 "writable /dev narrowed to common devices; a root command sees no block "
-                 "device at all (private mount namespace)");
+                 "writable /dev narrowed to common devices");
     }
-    {
+    /* What root gets, and what a user outside root's namespace keeps. */
+    sbx_warn(rep->filesystem.detail, sizeof rep->filesystem.detail,
+             "root: no kernel-administration capabilities, read-only /proc/sys and /sys, a /dev "
+             "of its own and every other mount nodev (no disk, no other terminal)");
+    if (geteuid() != 0) {
         char disk[64];
         int n = sbx_rootfs_readable_disks(disk, sizeof disk);
+        sbx_warn(rep->filesystem.detail, sizeof rep->filesystem.detail,
+                 "others: the user's other ptys stay reachable unless paths are protected; the "
+                 "disk group still reads raw disks");
         if (n > 0)
             sbx_warn(rep->filesystem.detail, sizeof rep->filesystem.detail,
-                     "this non-root user can read %d block device%s (%s: the disk group?), "
-                     "and so every file on them, in every mode",
-                     n, n == 1 ? "" : "s", disk);
+                     "this user reads %d (%s)", n, disk);
     }
 
     strcpy(rep->read_only.mechanism, "landlock+seccomp");
@@ -385,6 +550,23 @@ void sbx_backend_self_test(sandbox_report *rep)
 
     strcpy(rep->internet_only.mechanism, "none");
     strcpy(rep->internet_only.detail, "internet-only network is not enforced on Linux yet");
+    strcpy(rep->supervised.mechanism, "seccomp-notify+landlock-scope+pidfd");
+    rep->supervised.available =
+        sbx_supervisor_available(rep->supervised.detail, sizeof rep->supervised.detail) != 0;
+    rep->limits.available = rep->supervised.available;
+    strcpy(rep->limits.mechanism,
+           sbx_limits_self_test(rep->limits.detail, sizeof rep->limits.detail)
+               ? "cgroup2+rlimit"
+               : "rlimit");
+    /* The contract kills; these are what it kills that a person may not
+     * expect (tests/linux/test_toolchains.sh shows each one). */
+    snprintf(rep->network_notes, sizeof rep->network_notes,
+             "under --no-network's SIGSYS default, toolchains that probe the network die: "
+             "getaddrinfo(\"localhost\") where /etc/hosts lists both 127.0.0.1 and ::1 "
+             "(Debian's default; glibc sorts the answers with UDP probe sockets), and "
+             "pip --version and python3 -m venv (urllib3's IPv6 probe); --net-eperm makes "
+             "socket() fail with EPERM instead, and they carry on; a supervised run "
+             "(--report, --outcome-fd) records each refused socket either way");
     strcpy(rep->protected_paths.mechanism, "mount-namespace+landlock+seccomp-notify");
     rep->protected_paths.available =
         sbx_mask_available(rep->protected_paths.detail, sizeof rep->protected_paths.detail);
@@ -397,6 +579,18 @@ void sbx_backend_self_test(sandbox_report *rep)
                      "which creates nothing)",
                      gdetail);
         }
+    }
+    /* Issue 20: which local deputies a confined command cannot reach here. */
+    strcpy(rep->unix_endpoints.mechanism, "landlock-scope+mount-namespace");
+    {
+        char mwhy[256] = "";
+        /* Root masks in its own namespace; others need the masks' one. Both
+         * rely on a Landlock domain to keep the masks mounted. */
+        int masks_ok = abi > 0 && (geteuid() == 0 || sbx_mask_available(mwhy, sizeof mwhy));
+        rep->unix_endpoints.available = sbx_unix_self_test(
+            abi, masks_ok,
+            abi <= 0 ? "no Landlock" : "no user namespace for the masks (see protected_paths)",
+            rep->unix_endpoints.detail, sizeof rep->unix_endpoints.detail);
     }
 }
 

@@ -63,6 +63,15 @@ static uint64_t held(const struct __user_cap_data_struct data[2], uint64_t mask)
     return (lo | hi << 32) & mask;
 }
 
+int sbx_caps_held(uint64_t mask)
+{
+    struct __user_cap_data_struct data[2];
+    /* Unknown is held: the caller then takes the careful path. */
+    if (get_caps(data) != 0)
+        return 1;
+    return held(data, mask) != 0;
+}
+
 int sbx_caps_drop(uint64_t mask)
 {
     struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};

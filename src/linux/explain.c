@@ -1,6 +1,10 @@
 /* What the Linux backend would do for a policy, in words or JSON. Portable:
- * it only reads the plan tables, so it runs on any host. */
+ * it only reads the plan tables, so it runs on any host; on a Linux host it
+ * also reads the project's git index for committed secrets. */
 #include "linux.h"
+#ifdef __linux__
+#include "reslimits.h"
+#endif
 
 static const char *net_name(int n)
 {
@@ -10,6 +14,67 @@ static const char *net_name(int n)
 static const char *fs_name(int f)
 {
     return f == SANDBOX_FS_CONFINED ? "confined" : f == SANDBOX_FS_READ_ONLY ? "read-only" : "unrestricted";
+}
+
+/* Committed secrets: only this host's repositories can be read, so only a
+ * Linux host explaining its own plan says (the rest is portable). */
+static void committed(const sbx_resolved *r, int json, sbx_buf *out)
+{
+#ifdef __linux__
+    if (r->target == SANDBOX_TARGET_LINUX)
+        sbx_mask_explain_committed(r, json, out);
+#else
+    (void)r;
+    (void)json;
+    (void)out;
+#endif
+}
+
+/* Which mechanism each resource limit gets on this machine (no cgroup is
+ * made: reslimits.c only decides). */
+static void limits(const sbx_resolved *r, int json, sbx_buf *out)
+{
+#ifdef __linux__
+    struct sbx_limits l;
+    sbx_limits_plan(r->limits, &l);
+    sbx_limits_describe(&l, json, out);
+#else
+    /* Another host cannot know the Linux machine's cgroups: the mechanism
+     * is decided there, at launch. */
+    static const char *const names[SBX_N_LIMITS] = {NULL,        "memory",    "pids",
+                                                    "cpu",       "file-size", "open-files"};
+    int w, first = 1;
+    if (json)
+        sbx_buf_add(out, "[");
+    for (w = 1; w < SBX_N_LIMITS; w++) {
+        if (!r->limits[w])
+            continue;
+        if (json)
+            sbx_buf_printf(out, "%s{\"limit\":\"%s\",\"value\":%llu,\"mechanism\":\"at-launch\"}",
+                           first ? "" : ",", names[w], r->limits[w]);
+        else
+            sbx_buf_printf(out, "%s    %-10s %llu: decided on the Linux host at launch (a cgroup "
+                           "of the run's own where it may make one, else a per-process rlimit)\n",
+                           first ? "  resource limits (a supervised run):\n" : "", names[w],
+                           r->limits[w]);
+        first = 0;
+    }
+    if (json)
+        sbx_buf_add(out, "]");
+#endif
+}
+
+/* The privileged sockets closed on this machine: a fact of this host only. */
+static void endpoints(const sbx_resolved *r, int json, sbx_buf *out)
+{
+#ifdef __linux__
+    if (r->target == SANDBOX_TARGET_LINUX)
+        sbx_unix_explain(r, json, out);
+#else
+    (void)r;
+    (void)json;
+    (void)out;
+#endif
 }
 
 int sbx_linux_explain(const sbx_resolved *r, const char *const argv[], int json, sbx_buf *out,
@@ -39,7 +104,9 @@ int sbx_linux_explain(const sbx_resolved *r, const char *const argv[], int json,
             }
             sbx_buf_add(out, "}");
         }
-        sbx_buf_add(out, "],\"landlock\":");
+        sbx_buf_add(out, "],\"reads\":");
+        sbx_reads_explain(r, 1, out);
+        sbx_buf_add(out, ",\"landlock\":");
         sbx_landlock_explain(r, 1, out);
         sbx_buf_add(out, ",\"seccomp\":");
         sbx_seccomp_explain(r, 1, out);
@@ -47,8 +114,14 @@ int sbx_linux_explain(const sbx_resolved *r, const char *const argv[], int json,
         sbx_seccomp_explain_guard(r, 1, out);
         sbx_buf_add(out, ",\"user_namespaces\":");
         sbx_seccomp_explain_userns(r, 1, out);
+        sbx_buf_add(out, ",\"supervised\":");
+        sbx_seccomp_explain_supervised(r, 1, out);
+        sbx_buf_add(out, ",\"limits\":");
+        limits(r, 1, out);
         sbx_buf_add(out, ",\"protected_paths\":");
         sbx_protect_explain(r, SBX_LINUX_PROTECT_MECHANISM, SBX_LINUX_PROTECT_GAPS, 1, out);
+        committed(r, 1, out);
+        endpoints(r, 1, out);
         sbx_buf_add(out, ",\"capabilities\":");
         sbx_caps_explain(r, 1, out);
         sbx_buf_add(out, ",\"argv\":[");
@@ -76,12 +149,17 @@ int sbx_linux_explain(const sbx_resolved *r, const char *const argv[], int json,
                                r->roots[i].path);
         }
     }
+    sbx_reads_explain(r, 0, out);
     sbx_buf_add(out, "enforced by:\n");
     sbx_landlock_explain(r, 0, out);
     sbx_seccomp_explain(r, 0, out);
     sbx_seccomp_explain_guard(r, 0, out);
     sbx_seccomp_explain_userns(r, 0, out);
+    sbx_seccomp_explain_supervised(r, 0, out);
+    limits(r, 0, out);
     sbx_protect_explain(r, SBX_LINUX_PROTECT_MECHANISM, SBX_LINUX_PROTECT_GAPS, 0, out);
+    committed(r, 0, out);
+    endpoints(r, 0, out);
     sbx_caps_explain(r, 0, out);
     sbx_buf_add(out, "argv:");
     for (i = 0; argv[i]; i++) {

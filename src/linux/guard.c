@@ -1,80 +1,64 @@
 /* The creation guard (docs/protected-paths.md): protected names that do not
- * exist at launch must not be created either.
+ * exist at launch must not be created either; a module of the supervised
+ * run (supervisor.h).
  *
- * The masks cover what the scan found. A new `.env.production` is refused by a
- * second seccomp program (SBX_SC_V_CREATE_NOTIFY, stacked on the main one)
- * that stops every call creating a name in the kernel and notifies a
- * supervisor: this process. The supervisor reads the name from the command's
- * memory, refuses a protected last component with EACCES and otherwise
+ * The masks cover what the scan found. A new `.env.production` is refused by
+ * the listener's seccomp program (create-notify, stacked on the main one),
+ * which stops every call creating a name in the kernel and notifies the
+ * supervisor. This module reads the name from the command's memory, refuses
+ * a protected last component with EACCES (and records it) and otherwise
  * performs the call itself, with its own copy of the path, and hands the
  * result (or the new descriptor, SECCOMP_IOCTL_NOTIF_ADDFD) back. It never
  * lets the call continue after the check: another thread of the command
  * could rewrite the path between the supervisor's read and the kernel's.
  *
- * Process model: the caller has applied no_new_privs, the masks, the
- * capability drop and Landlock; then it forks. The child loads both seccomp
- * programs, sends the listener to the parent and goes on to exec the
- * command. The parent, inside the same mount namespace and Landlock domain
- * and with the same credentials (so it can never create what the command
- * could not), becomes the supervisor: an ancestor of the command (ptrace
- * checks, Yama), not dumpable (the command cannot ptrace it or read its
- * memory), holding no other descriptor. It exits with the command's status,
- * or dies of the command's signal.
- *
- * Everything after the fork is async-signal-safe: sandbox_spawn runs this in
- * a child of a multi-threaded host. Raw system calls, stack buffers, no
- * malloc or stdio. */
+ * The supervisor runs inside the same mount namespace and Landlock domain as
+ * the command, with the same credentials, so it can never create what the
+ * command could not (supervisor.c says how it is protected from the
+ * command). Everything after the fork is async-signal-safe: raw system
+ * calls, stack buffers, no malloc or stdio. */
 #define _GNU_SOURCE
-#include "linux.h"
+#include "supervisor.h"
 #include "landlock.h"
 #include "seccomp_rules.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
+#include <linux/fs.h>
 #include <linux/seccomp.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
-#  define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
-#endif
-#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
-#  define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
-#endif
 #ifndef SECCOMP_ADDFD_FLAG_SEND
 #  define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
-#endif
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#  define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#  define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
-#endif
-#ifndef SYS_close_range
-#  define SYS_close_range 436
 #endif
 #ifndef SYS_renameat2
 #  define SYS_renameat2 316
 #endif
 #ifndef RENAME_EXCHANGE
 #  define RENAME_EXCHANGE (1 << 1)
+#endif
+#ifndef SYS_pidfd_open
+#  define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#  define SYS_pidfd_getfd 438
+#endif
+#ifndef PIDFD_THREAD
+#  define PIDFD_THREAD 0x80 /* O_EXCL: a pidfd for one thread (Linux 6.9+) */
 #endif
 
 #if defined(__x86_64__) && !defined(__ILP32__)
@@ -95,6 +79,25 @@ struct sbx_guard {
     size_t n_home;
     char *home_dir; /* the account's home, real path */
     char *home_alt; /* a different $HOME, real path, or NULL */
+    /* The repository rule (issues 18, 23): with .git write-protected, no
+     * directory may become a repository that a later git, run outside the
+     * sandbox, would find. On where a name is made: */
+    int repo_rule;
+    struct guard_root *roots; /* every writable root, real path */
+    size_t n_roots;
+    int lock_fd; /* the user's guards' shared lock (guardlock.c), or -1 */
+};
+
+/* A writable root as the repository rule sees it. Below a temp or cache
+ * root ("loose") only the root itself is guarded: tests, pip, cargo and go
+ * build throwaway repositories there, and a later git run in a new folder
+ * of /tmp walks up to /tmp itself, never into the command's own folders.
+ * Everywhere else (the project, added and output directories, the working
+ * directory, and what an unconfined file system reaches) it holds fully. */
+struct guard_root {
+    char *path;
+    size_t len;
+    int loose;
 };
 
 /* ---- the plan (before any fork: may allocate) ---- */
@@ -125,9 +128,22 @@ void sbx_guard_free(struct sbx_guard *g)
         return;
     sbx_protect_free(g->protect, g->n_protect);
     sbx_protect_free(g->home, g->n_home);
+    if (g->roots) {
+        size_t i;
+        for (i = 0; i < g->n_roots; i++)
+            free(g->roots[i].path);
+        free(g->roots);
+    }
     free(g->home_dir);
     free(g->home_alt);
+    if (g->lock_fd >= 0)
+        close(g->lock_fd);
     free(g);
+}
+
+int sbx_guard_lock_fd(const struct sbx_guard *g)
+{
+    return g ? g->lock_fd : -1;
 }
 
 int sbx_guard_available(char *detail, size_t size)
@@ -184,9 +200,9 @@ int sbx_guard_available(char *detail, size_t size)
 #endif
 }
 
-/* realpath allocates: fine here, before any fork. A home that does not
- * exist cannot hold new names; it is kept as given. */
-static char *real_home(const char *home, int *oom)
+/* realpath allocates: fine here, before any fork. A home or root that does
+ * not exist cannot hold new names; it is kept as given. */
+static char *real_or_given(const char *home, int *oom)
 {
     char *h;
     if (!home)
@@ -199,16 +215,43 @@ static char *real_home(const char *home, int *oom)
     return h;
 }
 
+/* The roots for the repository rule, by real path (the guard matches the
+ * real path of the directory a name is made in). Only when .git is
+ * write-protected: --unprotect .git gives the repository to the command. */
+static void copy_roots(const sbx_resolved *r, struct sbx_guard *g, int *oom)
+{
+    size_t i;
+    int k;
+    for (i = 0; i < r->n_protect; i++)
+        if (sbx_protect_create_ok(&r->protect[i]) || (r->protect[i].flags & SBX_PROTECT_F_GIT))
+            g->repo_rule = 1;
+    if (!g->repo_rule || r->n_roots == 0)
+        return;
+    g->roots = calloc(r->n_roots, sizeof *g->roots);
+    if (!g->roots) {
+        *oom = 1;
+        return;
+    }
+    for (i = 0; i < r->n_roots; i++) {
+        struct guard_root *gr = &g->roots[g->n_roots];
+        gr->path = real_or_given(r->roots[i].path, oom);
+        if (!gr->path)
+            return;
+        gr->len = strlen(gr->path);
+        k = r->roots[i].kind;
+        gr->loose = k == SBX_ROOT_TEMP || k == SBX_ROOT_SYSTEM_TEMP || k == SBX_ROOT_CACHE ||
+                    k == SBX_ROOT_PACKAGE || k == SBX_ROOT_USER_CACHE;
+        g->n_roots++;
+    }
+}
+
 int sbx_guard_prepare(const sbx_resolved *r, struct sbx_linux_plan *plan, sandbox_error *err)
 {
-    const struct sbx_sc_program *p = NULL;
     struct sbx_guard *g;
     char detail[256];
     int oom = 0;
 
     plan->guard = NULL;
-    plan->guard_bpf = NULL;
-    plan->guard_bpf_len = 0;
     if (!sbx_sc_guard_wanted(r))
         return SANDBOX_OK;
     if (!sbx_guard_available(detail, sizeof detail))
@@ -216,16 +259,10 @@ int sbx_guard_prepare(const sbx_resolved *r, struct sbx_linux_plan *plan, sandbo
                         "protected paths: %s; new protected names could not be refused (use "
                         "--read-only, or run without protected paths)",
                         detail);
-#ifdef GUARD_HOST_FAMILY
-    p = sbx_sc_find(GUARD_HOST_FAMILY, SBX_SC_V_CREATE_NOTIFY);
-#endif
-    if (!p)
-        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0,
-                        "protected paths: no creation-guard program is built for this CPU "
-                        "architecture (only x86_64 and aarch64)");
     g = calloc(1, sizeof *g);
     if (!g)
         return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory");
+    g->lock_fd = -1;
     g->protect = copy_list(r->protect, r->n_protect, &oom);
     g->n_protect = g->protect ? r->n_protect : 0;
     g->home = copy_list(r->protect_home, r->n_protect_home, &oom);
@@ -233,224 +270,25 @@ int sbx_guard_prepare(const sbx_resolved *r, struct sbx_linux_plan *plan, sandbo
     /* The guard matches the real path of the directory a name is created
      * in, so home must be real too: through a symlinked /home the ~/
      * patterns would never match (review). Both homes (issue 18). */
-    g->home_dir = real_home(r->home_dir, &oom);
-    g->home_alt = real_home(r->home_alt, &oom);
+    g->home_dir = real_or_given(r->home_dir, &oom);
+    g->home_alt = real_or_given(r->home_alt, &oom);
+    copy_roots(r, g, &oom);
+    g->lock_fd = sbx_guard_lock_open(r);
     if (oom) {
         sbx_guard_free(g);
         return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory");
     }
     plan->guard = g;
-    plan->guard_bpf = p->insns;
-    plan->guard_bpf_len = p->len;
     return SANDBOX_OK;
 }
 
-/* ---- small async-signal-safe helpers ---- */
-
-/* v in decimal at buf, NUL-terminated (snprintf is not async-signal-safe).
- * Returns the number of digits; buf needs room for 21. */
-static size_t put_dec(char *buf, unsigned long v)
-{
-    char digits[24];
-    size_t k = 0, i = 0;
-    do
-        digits[k++] = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    while (k > 0)
-        buf[i++] = digits[--k];
-    buf[i] = '\0';
-    return i;
-}
-
-/* "/proc/" + n + tail into buf (size >= 64 + strlen(tail)). */
-static void proc_path(char *buf, long n, const char *tail)
-{
-    strcpy(buf, "/proc/");
-    strcpy(buf + 6 + put_dec(buf + 6, n < 0 ? 0 : (unsigned long)n), tail);
-}
+/* ---- serving one creation call ---- */
 
 /* "/proc/self/fd/N" */
 static void fd_path(char *buf, int fd)
 {
     strcpy(buf, "/proc/self/fd/");
-    put_dec(buf + 14, (unsigned)fd);
-}
-
-static void fwd_set(sigset_t *s)
-{
-    sigemptyset(s);
-    sigaddset(s, SIGTERM);
-    sigaddset(s, SIGINT);
-    sigaddset(s, SIGHUP);
-    sigaddset(s, SIGQUIT);
-    sigaddset(s, SIGUSR1);
-    sigaddset(s, SIGUSR2);
-    sigaddset(s, SIGCHLD);
-}
-
-static void close_all_but(int a, int b)
-{
-    int lo = a < b ? a : b, hi = a < b ? b : a, fd;
-    if (lo > 0 && syscall(SYS_close_range, 0U, (unsigned)lo - 1, 0U) != 0)
-        for (fd = 0; fd < lo; fd++)
-            close(fd);
-    if (hi > lo + 1)
-        syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0U);
-    syscall(SYS_close_range, (unsigned)hi + 1, ~0U, 0U);
-}
-
-/* ---- serving one notification ---- */
-
-enum guard_layout {
-    L_OPEN,      /* path, flags, mode */
-    L_CREAT,     /* path, mode */
-    L_OPENAT,    /* dirfd, path, flags, mode */
-    L_MKDIR,     /* path, mode */
-    L_MKDIRAT,   /* dirfd, path, mode */
-    L_MKNOD,     /* path, mode, dev */
-    L_MKNODAT,   /* dirfd, path, mode, dev */
-    L_SYMLINK,   /* target, path */
-    L_SYMLINKAT, /* target, dirfd, path */
-    L_LINK,      /* old, path */
-    L_LINKAT,    /* olddirfd, old, dirfd, path, flags */
-    L_RENAME,    /* old, path */
-    L_RENAMEAT,  /* olddirfd, old, dirfd, path */
-    L_RENAMEAT2  /* olddirfd, old, dirfd, path, flags */
-};
-
-/* cppcheck reads this file without the architecture macros that select
- * the tables below. */
-struct guard_nr {
-    int nr;     /* cppcheck-suppress unusedStructMember */
-    int layout; /* cppcheck-suppress unusedStructMember */
-};
-
-#if defined(__x86_64__)
-static const struct guard_nr native_nrs[] = {
-    {2, L_OPEN},      {85, L_CREAT},      {257, L_OPENAT}, {83, L_MKDIR},     {258, L_MKDIRAT},
-    {133, L_MKNOD},   {259, L_MKNODAT},   {88, L_SYMLINK}, {266, L_SYMLINKAT}, {86, L_LINK},
-    {265, L_LINKAT},  {82, L_RENAME},     {264, L_RENAMEAT}, {316, L_RENAMEAT2},
-};
-static const struct guard_nr compat_nrs[] = { /* i386 */
-    {5, L_OPEN},      {8, L_CREAT},       {295, L_OPENAT}, {39, L_MKDIR},     {296, L_MKDIRAT},
-    {14, L_MKNOD},    {297, L_MKNODAT},   {83, L_SYMLINK}, {304, L_SYMLINKAT}, {9, L_LINK},
-    {303, L_LINKAT},  {38, L_RENAME},     {302, L_RENAMEAT}, {353, L_RENAMEAT2},
-};
-#  define GUARD_AUDIT_NATIVE AUDIT_ARCH_X86_64
-#  define GUARD_AUDIT_COMPAT AUDIT_ARCH_I386
-#elif defined(__aarch64__)
-static const struct guard_nr native_nrs[] = {
-    {56, L_OPENAT},   {34, L_MKDIRAT},    {33, L_MKNODAT}, {36, L_SYMLINKAT}, {37, L_LINKAT},
-    {38, L_RENAMEAT}, {276, L_RENAMEAT2},
-};
-static const struct guard_nr compat_nrs[] = { /* arm (EABI) */
-    {5, L_OPEN},      {8, L_CREAT},       {322, L_OPENAT}, {39, L_MKDIR},     {323, L_MKDIRAT},
-    {14, L_MKNOD},    {324, L_MKNODAT},   {83, L_SYMLINK}, {331, L_SYMLINKAT}, {9, L_LINK},
-    {330, L_LINKAT},  {38, L_RENAME},     {329, L_RENAMEAT}, {382, L_RENAMEAT2},
-};
-#  define GUARD_AUDIT_NATIVE AUDIT_ARCH_AARCH64
-#  define GUARD_AUDIT_COMPAT AUDIT_ARCH_ARM
-#endif
-
-enum guard_op { OP_OPEN, OP_MKDIR, OP_MKNOD, OP_SYMLINK, OP_LINK, OP_RENAME };
-
-/* One call, decoded. Integer arguments are read as the kernel reads them (32
- * bits); pointers keep 32 bits on the compat ABI. */
-struct guard_call {
-    int op;
-    int dirfd, olddirfd;
-    uint64_t path, old; /* addresses in the command */
-    int has_old;
-    int flags;
-    mode_t mode;
-    unsigned dev;
-};
-
-static int decode(const struct seccomp_data *d, struct guard_call *c)
-{
-#ifdef GUARD_AUDIT_NATIVE
-    const struct guard_nr *t;
-    size_t n, i;
-    int compat, layout = -1;
-    uint64_t a[6];
-
-    if (d->arch == GUARD_AUDIT_NATIVE) {
-        t = native_nrs;
-        n = sizeof native_nrs / sizeof native_nrs[0];
-        compat = 0;
-    } else if (d->arch == GUARD_AUDIT_COMPAT) {
-        t = compat_nrs;
-        n = sizeof compat_nrs / sizeof compat_nrs[0];
-        compat = 1;
-    } else {
-        return 0;
-    }
-    for (i = 0; i < n; i++)
-        if (t[i].nr == d->nr)
-            layout = t[i].layout;
-    if (layout < 0)
-        return 0;
-    for (i = 0; i < 6; i++)
-        a[i] = compat ? (uint32_t)d->args[i] : d->args[i];
-#  define INT(x) ((int)(uint32_t)(x))
-    memset(c, 0, sizeof *c);
-    c->dirfd = c->olddirfd = AT_FDCWD;
-    switch (layout) {
-    case L_OPEN:
-        c->op = OP_OPEN; c->path = a[0]; c->flags = INT(a[1]); c->mode = (mode_t)(a[2] & 07777);
-        break;
-    case L_CREAT:
-        c->op = OP_OPEN; c->path = a[0]; c->flags = O_CREAT | O_WRONLY | O_TRUNC;
-        c->mode = (mode_t)(a[1] & 07777);
-        break;
-    case L_OPENAT:
-        c->op = OP_OPEN; c->dirfd = INT(a[0]); c->path = a[1]; c->flags = INT(a[2]);
-        c->mode = (mode_t)(a[3] & 07777);
-        break;
-    case L_MKDIR:
-        c->op = OP_MKDIR; c->path = a[0]; c->mode = (mode_t)(a[1] & 07777);
-        break;
-    case L_MKDIRAT:
-        c->op = OP_MKDIR; c->dirfd = INT(a[0]); c->path = a[1]; c->mode = (mode_t)(a[2] & 07777);
-        break;
-    case L_MKNOD:
-        c->op = OP_MKNOD; c->path = a[0]; c->mode = (mode_t)(uint16_t)a[1];
-        c->dev = (unsigned)a[2];
-        break;
-    case L_MKNODAT:
-        c->op = OP_MKNOD; c->dirfd = INT(a[0]); c->path = a[1]; c->mode = (mode_t)(uint16_t)a[2];
-        c->dev = (unsigned)a[3];
-        break;
-    case L_SYMLINK:
-        c->op = OP_SYMLINK; c->old = a[0]; c->has_old = 1; c->path = a[1];
-        break;
-    case L_SYMLINKAT:
-        c->op = OP_SYMLINK; c->old = a[0]; c->has_old = 1; c->dirfd = INT(a[1]); c->path = a[2];
-        break;
-    case L_LINK:
-        c->op = OP_LINK; c->old = a[0]; c->has_old = 1; c->path = a[1];
-        break;
-    case L_LINKAT:
-        c->op = OP_LINK; c->olddirfd = INT(a[0]); c->old = a[1]; c->has_old = 1;
-        c->dirfd = INT(a[2]); c->path = a[3]; c->flags = INT(a[4]);
-        break;
-    case L_RENAME:
-        c->op = OP_RENAME; c->old = a[0]; c->has_old = 1; c->path = a[1];
-        break;
-    case L_RENAMEAT:
-    case L_RENAMEAT2:
-        c->op = OP_RENAME; c->olddirfd = INT(a[0]); c->old = a[1]; c->has_old = 1;
-        c->dirfd = INT(a[2]); c->path = a[3];
-        c->flags = layout == L_RENAMEAT2 ? INT(a[4]) : 0;
-        break;
-    }
-#  undef INT
-    return 1;
-#else
-    (void)d;
-    (void)c;
-    return 0;
-#endif
+    sbx_put_dec(buf + 14, (unsigned)fd);
 }
 
 /* Read a NUL-terminated path from the command's memory, a page at a time
@@ -510,7 +348,7 @@ static void rewrite_self(char *path, pid_t tid)
         if (strncmp(path, map[i].from, pl) != 0 ||
             (path[pl] != '\0' && (map[i].exact || path[pl] != '/')))
             continue;
-        proc_path(head, tid, map[i].to);
+        sbx_proc_path(head, tid, map[i].to);
         hl = strlen(head);
         rest = strlen(path + pl);
         if (hl + rest >= PATH_BUF)
@@ -528,46 +366,20 @@ static int open_base(pid_t tid, int dirfd, int *out)
     char p[96];
     int fd;
     if (dirfd == AT_FDCWD) {
-        proc_path(p, tid, "/cwd");
+        sbx_proc_path(p, tid, "/cwd");
         fd = openat(AT_FDCWD, p, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
             return errno;
     } else {
         if (dirfd < 0)
             return EBADF;
-        proc_path(p, tid, "/fd/");
-        put_dec(p + strlen(p), (unsigned)dirfd);
+        sbx_proc_path(p, tid, "/fd/");
+        sbx_put_dec(p + strlen(p), (unsigned)dirfd);
         fd = openat(AT_FDCWD, p, O_PATH | O_CLOEXEC);
         if (fd < 0)
             return errno == ENOENT ? EBADF : errno;
     }
     *out = fd;
-    return 0;
-}
-
-static int read_umask(pid_t tid, mode_t *um)
-{
-    char p[64], buf[512];
-    const char *s;
-    ssize_t n;
-    int fd;
-    mode_t v = 0;
-
-    proc_path(p, tid, "/status");
-    fd = openat(AT_FDCWD, p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno;
-    n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return n < 0 ? errno : EIO;
-    buf[n] = '\0';
-    s = strstr(buf, "\nUmask:\t");
-    if (!s)
-        return EIO;
-    for (s += 8; *s >= '0' && *s <= '7'; s++)
-        v = (mode_t)(v * 8 + (mode_t)(*s - '0'));
-    *um = v & 0777;
     return 0;
 }
 
@@ -584,18 +396,10 @@ static unsigned long mount_id(int fd)
     char p[48], buf[256];
     const char *s;
     unsigned long v = 0;
-    ssize_t n;
-    int f;
     strcpy(p, "/proc/self/fdinfo/");
-    put_dec(p + 18, (unsigned)fd);
-    f = openat(AT_FDCWD, p, O_RDONLY | O_CLOEXEC);
-    if (f < 0)
+    sbx_put_dec(p + 18, (unsigned)fd);
+    if (sbx_read_small(p, buf, sizeof buf) <= 0)
         return 0;
-    n = read(f, buf, sizeof buf - 1);
-    close(f);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
     s = strstr(buf, "mnt_id:");
     if (!s)
         return 0;
@@ -630,18 +434,361 @@ static int same_place(int dirfd, const char *path)
  * the name is moved away (a rename's source, either side of an exchange). */
 enum { CHECK_NONE, CHECK_NAME, CHECK_TREE, CHECK_MOVE = 4 };
 
-/* The write-protected paths of this run (sbx_guard_start), for the checks
- * below. */
-static const struct sbx_mask_plan *guard_mask;
+/* Not an errno: the name may be used as it is, but the guard's own call
+ * must create nothing (mkdir, link, symlink and mknod answer EEXIST, an
+ * open goes without O_CREAT). From check_repo through check_name and
+ * resolve_parent, after every other check passed. */
+#define GUARD_NOCREATE (-1)
+/* Not an errno either: the open may wait in the kernel and a worker
+ * (guardwork.c) finishes and answers it; the supervisor answers nothing. */
+#define GUARD_DEFER (-2)
+
+/* One creation call being served. */
+struct guard_req {
+    struct sbx_sup *s;
+    const struct sbx_guard *g;
+    const struct sbx_mask_plan *mask; /* this run's write-protected paths */
+    pid_t tid;
+    uint64_t id;
+    char *refused; /* PATH_BUF: the path a protection refused, for the record */
+};
+
+/* EACCES, remembering `path` for the record: a refusal of the guard's own,
+ * never one the kernel gave the guard (Landlock's EACCES is not recorded). */
+static int refuse(const struct guard_req *q, const char *path, size_t len)
+{
+    if (len < PATH_BUF) {
+        memcpy(q->refused, path, len);
+        q->refused[len] = '\0';
+    }
+    return EACCES;
+}
+
+/* ---- the repository rule (issues 18, 23) ----
+ * git calls a directory a repository when it holds a `.git` (a directory, or
+ * a file saying `gitdir: PATH`), or when it is one itself: a valid HEAD plus
+ * objects/ and refs/, or HEAD plus a commondir naming where those are
+ * (setup.c, is_git_directory). A `git status` run later, outside the
+ * sandbox, in or below such a directory takes its config and hooks
+ * (core.fsmonitor runs on status). The scan made every repository it found
+ * read-only; this keeps a new one from appearing, in a directory the rule
+ * holds in (struct guard_root): a `.git` is never made, nor a HEAD, which
+ * every repository needs (objects and refs could be sockets, whose bind the
+ * guard never sees); of objects, refs and commondir, the one completing the
+ * set is refused too, for a HEAD that was there at launch. */
+
+enum { REPO_GIT = 1, REPO_HEAD = 2, REPO_OBJECTS = 4, REPO_REFS = 8, REPO_COMMONDIR = 16 };
+
+static const struct {
+    const char *name;
+    int bit;
+} repo_parts[] = {{".git", REPO_GIT},
+                  {"HEAD", REPO_HEAD},
+                  {"objects", REPO_OBJECTS},
+                  {"refs", REPO_REFS},
+                  {"commondir", REPO_COMMONDIR}};
+
+/* Which part `name` is. Case-insensitively: on a case-folding directory git's
+ * own lookup of HEAD finds `head` (check_repo asks which). */
+static int repo_part(const char *name, size_t len)
+{
+    size_t i;
+    for (i = 0; i < sizeof repo_parts / sizeof repo_parts[0]; i++)
+        if (strlen(repo_parts[i].name) == len &&
+            sbx_strncasecmp_ascii(repo_parts[i].name, name, len) == 0)
+            return repo_parts[i].bit;
+    return 0;
+}
+
+#ifndef FS_CASEFOLD_FL
+#  define FS_CASEFOLD_FL 0x40000000
+#endif
+/* Is `dirfd` (O_PATH) a case-folding directory? When it cannot be told: yes,
+ * so a `head` there is refused (a rare name; the safe answer). */
+static int casefolded(int dirfd)
+{
+    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), flags = 0, r;
+    if (fd < 0)
+        return 1;
+    r = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+    close(fd);
+    return r != 0 || (flags & FS_CASEFOLD_FL) != 0;
+}
+
+/* Does the rule hold for names made in `dir` (dlen bytes, a real path)?
+ * Everywhere but strictly below a loose root, unless a full root holds it
+ * (a project inside /tmp is a project), it is a root itself, or it is an
+ * ancestor of a full root: a later git in the project walks up through
+ * every one of them, so /tmp/X of a project /tmp/X/proj is guarded as the
+ * project is (review g23 G2). */
+static int repo_guarded(const struct sbx_guard *g, const char *dir, size_t dlen)
+{
+    size_t i;
+    int loose = 0;
+    for (i = 0; i < g->n_roots; i++) {
+        const struct guard_root *gr = &g->roots[i];
+        if (!gr->loose && dlen < gr->len && strncmp(gr->path, dir, dlen) == 0 &&
+            (gr->path[dlen] == '/' || dlen == 1))
+            return 1;
+    }
+    for (i = 0; i < g->n_roots; i++) {
+        const struct guard_root *gr = &g->roots[i];
+        if (dlen < gr->len || strncmp(gr->path, dir, gr->len) != 0 ||
+            (dlen > gr->len && dir[gr->len] != '/' && gr->len > 1))
+            continue;
+        if (!gr->loose || dlen == gr->len)
+            return 1; /* a full root, or any root's own top (TMPDIR below /tmp) */
+        loose = 1;
+    }
+    return !loose;
+}
+
+/* Were the names inside the directory `dir` (a real path) all made under
+ * the rule? As repo_guarded, except that a loose root's own top does not
+ * count: what lies in TMPDIR was made where the rule does not hold. */
+static int moved_tree_guarded(const struct sbx_guard *g, const char *dir, size_t dlen)
+{
+    size_t i;
+    int loose = 0;
+    for (i = 0; i < g->n_roots; i++) {
+        const struct guard_root *gr = &g->roots[i];
+        if (dlen < gr->len || strncmp(gr->path, dir, gr->len) != 0 ||
+            (dlen > gr->len && dir[gr->len] != '/' && gr->len > 1))
+            continue;
+        if (!gr->loose)
+            return 1;
+        loose = 1;
+    }
+    return !loose;
+}
+
+/* The repository rule for `name` made in `dirfd`, whose real path is
+ * full[0..dlen) (full[0..n) with the name). 0, EACCES, or GUARD_NOCREATE
+ * (below). */
+static int check_repo(const struct guard_req *q, int dirfd, const char *full, size_t dlen,
+                      size_t n, size_t name_len, int check)
+{
+    const struct sbx_guard *g = q->g;
+    const char *name = full + n - name_len;
+    char one[NAME_MAX + 1];
+    struct stat st;
+    size_t i;
+    int part = repo_part(name, name_len), have, refused = 0;
+
+    if (!g->repo_rule || !part || !repo_guarded(g, full, dlen))
+        return 0;
+    memcpy(one, name, name_len);
+    one[name_len] = '\0';
+    if (part == REPO_GIT) {
+        refused = 1;
+    } else if (sbx_mask_known_dir(q->mask, full, dlen)) {
+        /* In a repository the scan found (a --git-writable .git, where git
+         * renames HEAD.lock over HEAD and makes logs/HEAD and
+         * refs/remotes/origin/HEAD) or a read-only bind: the mount decides. */
+        return 0;
+    } else if (part == REPO_HEAD) {
+        refused = memcmp(name, "HEAD", 4) == 0 || casefolded(dirfd);
+    } else {
+        /* Present in any form counts, a dangling link too: its target could
+         * be made later under a name the rule does not know. */
+        have = part;
+        for (i = 1; i < sizeof repo_parts / sizeof repo_parts[0]; i++)
+            if (fstatat(dirfd, repo_parts[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                have |= repo_parts[i].bit;
+        refused = (have & REPO_HEAD) && ((have & REPO_COMMONDIR) ||
+                                         (have & (REPO_OBJECTS | REPO_REFS)) ==
+                                             (REPO_OBJECTS | REPO_REFS));
+    }
+    if (!refused)
+        return 0;
+    /* A name that exists now is not made by mkdir, link or an open, but
+     * "exists now" is one look: a socket bound there (bind is not guarded)
+     * and unlinked while the guard acts would let the guard's own call make
+     * the name (review g23 G1). So an existing name is never exempt: the
+     * call goes on only in a form that creates nothing (GUARD_NOCREATE).
+     * A rename replaces what is there: always refused. */
+    if (!(check & CHECK_MOVE) && fstatat(dirfd, one, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        (void)refuse(q, full, n); /* recorded only if the call ends refused */
+        return GUARD_NOCREATE;
+    }
+    return refuse(q, full, n);
+}
+
+/* ---- a directory moved out of node_modules (issue 23, F4) ----
+ * Editor and agent configuration names may be made beneath node_modules
+ * (SBX_PROTECT_F_NOT_IN_DEPS): packages ship them and nothing reads them
+ * there. A directory renamed from there to a place outside every
+ * node_modules would bring a `.claude/` or `.vscode/` it holds into the
+ * project, so its tree is walked and the rename refused when a name in it
+ * would be refused at its new place. Consistent: every name the command
+ * makes goes through this guard, one call at a time, so nothing is added to
+ * the tree between the walk and the rename. Bounded: past DEPS_WALK_MAX
+ * entries or DEPS_WALK_DEPTH levels the answer is EXDEV, and mv, cp and
+ * shutil.move copy the tree name by name through the guard instead. */
+#define DEPS_WALK_MAX 20000
+#define DEPS_WALK_DEPTH 24
+
+struct deps_walk {
+    const struct guard_req *q;
+    char *path; /* PATH_MAX: the new path of the entry being looked at */
+    size_t seen;
+};
+
+static int deps_refused(const struct deps_walk *w, size_t len)
+{
+    const struct sbx_guard *g = w->q->g;
+    return sbx_protect_refuses_create(g->protect, g->n_protect, g->home, g->n_home, g->home_dir,
+                                      w->path, len) ||
+           (g->home_alt && sbx_protect_refuses_create(g->protect, g->n_protect, g->home,
+                                                      g->n_home, g->home_alt, w->path, len));
+}
+
+/* Walk the directory `dirfd` (closed here), whose new path is
+ * w->path[0..len). 0, EACCES (w->q->refused says which) or EXDEV. */
+static int deps_walk_dir(struct deps_walk *w, int dirfd, size_t len, int depth)
+{
+    char buf[1024];
+    long n, off;
+    int e = 0, sub;
+    struct stat st;
+
+    while (!e && (n = syscall(SYS_getdents64, dirfd, buf, sizeof buf)) > 0) {
+        for (off = 0; !e && off < n;) {
+            /* struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name */
+            unsigned short reclen;
+            unsigned char type = (unsigned char)buf[off + 18];
+            const char *name = buf + off + 19;
+            size_t nl = strlen(name);
+            memcpy(&reclen, buf + off + 16, sizeof reclen);
+            off += reclen;
+            if ((nl == 1 && name[0] == '.') || (nl == 2 && name[0] == '.' && name[1] == '.'))
+                continue;
+            if (++w->seen > DEPS_WALK_MAX || len + 1 + nl >= PATH_MAX) {
+                e = EXDEV;
+                break;
+            }
+            w->path[len] = '/';
+            memcpy(w->path + len + 1, name, nl + 1);
+            if (deps_refused(w, len + 1 + nl)) {
+                e = refuse(w->q, w->path, len + 1 + nl);
+                break;
+            }
+            if (type == DT_UNKNOWN)
+                type = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)
+                           ? DT_DIR
+                           : DT_REG;
+            if (type != DT_DIR)
+                continue; /* a link is not followed: only its own name moves */
+            if (depth >= DEPS_WALK_DEPTH) {
+                e = EXDEV;
+                break;
+            }
+            sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub < 0) {
+                e = EXDEV; /* cannot be looked into: copied instead */
+                break;
+            }
+            e = deps_walk_dir(w, sub, len + 1 + nl, depth + 1);
+        }
+    }
+    if (!e && n < 0)
+        e = EXDEV;
+    close(dirfd);
+    return e;
+}
+
+/* A directory `a` (its real path, alen bytes, inside `from_dir` as `from`)
+ * moved to to_path[0..tlen): refused if it leaves every node_modules and a
+ * name in it would be refused there. 0, EACCES or EXDEV. */
+static int deps_dir_moved(const struct guard_req *q, int from_dir, const char *from,
+                          const char *a, size_t alen, const char *to_path, size_t tlen)
+{
+    char path[PATH_MAX];
+    struct deps_walk w;
+    size_t i;
+    int fd, any = 0;
+    for (i = 0; i < q->g->n_protect; i++)
+        any |= (q->g->protect[i].flags & SBX_PROTECT_F_NOT_IN_DEPS) != 0;
+    if (!any || !sbx_protect_in_deps(a, alen) || sbx_protect_in_deps(to_path, tlen))
+        return 0;
+    if (tlen >= sizeof path)
+        return EXDEV;
+    fd = openat(from_dir, from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return EXDEV;
+    memcpy(path, to_path, tlen);
+    path[tlen] = '\0';
+    w.q = q;
+    w.path = path;
+    w.seen = 0;
+    return deps_walk_dir(&w, fd, tlen, 0);
+}
+
+/* A directory renamed: what it carries must not become, at its new place,
+ * what the guard refuses to make there.
+ * - The repository rule: from below a loose root into a guarded place it
+ *   could carry a repository built where the rule does not hold, at any
+ *   depth. EXDEV, as between two file systems: mv, shutil.move and cp fall
+ *   back to copying, name by name, through this guard.
+ * - Out of node_modules: deps_dir_moved.
+ * 0, EACCES or EXDEV. */
+static int dir_moved(const struct guard_req *q, int from_dir, const char *from, int to_dir,
+                     const char *to)
+{
+    const struct sbx_guard *g = q->g;
+    char link[32], a[PATH_MAX], b[PATH_MAX];
+    ssize_t na, nb;
+    size_t fl = strlen(from), tl = strlen(to), alen, blen;
+    struct stat st;
+    int e;
+    if (fstatat(from_dir, from, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    fd_path(link, from_dir);
+    na = readlink(link, a, sizeof a);
+    fd_path(link, to_dir);
+    nb = readlink(link, b, sizeof b);
+    if (na <= 0 || nb <= 0 || (size_t)na + 1 + fl >= sizeof a || (size_t)nb + 1 + tl >= sizeof b)
+        return EXDEV;
+    /* Judged by the moved directory itself, not its parent: a directory at
+     * the top of TMPDIR (whose own top is guarded) holds names made under
+     * no rule. Before the masks' Landlock layer granted REFER, every such
+     * move was EXDEV there anyway; now this is what refuses it. */
+    a[na] = '/';
+    memcpy(a + na + 1, from, fl + 1);
+    alen = (size_t)na + 1 + fl;
+    blen = (size_t)nb;
+    if (g->repo_rule) {
+        /* A directory inside a writable .git (--git-writable) was made
+         * where the repository rule defers to the mount: a repository built
+         * there must not come out into the project (review F1). */
+        if (sbx_mask_known_dir(q->mask, a, alen) && !sbx_mask_known_dir(q->mask, b, blen))
+            return EXDEV;
+        if (!moved_tree_guarded(g, a, alen) && repo_guarded(g, b, blen))
+            return EXDEV;
+    }
+    /* The new path, for the walk: b + "/" + to (trailing slashes off). */
+    while (tl > 0 && to[tl - 1] == '/')
+        tl--;
+    if (!(nb == 1 && b[0] == '/'))
+        b[nb++] = '/';
+    memcpy(b + nb, to, tl);
+    b[(size_t)nb + tl] = '\0';
+    e = deps_dir_moved(q, from_dir, from, a, alen, b, (size_t)nb + tl);
+    return e;
+}
 
 /* Is creating `name` (name_len bytes, no '/') inside the directory `dirfd`
- * refused? 0: allowed; EACCES: protected; another errno: cannot tell. */
-static int check_name(const struct sbx_guard *g, int dirfd, const char *name, size_t name_len,
+ * refused? 0: allowed; EACCES: protected (q->refused says where);
+ * GUARD_NOCREATE: allowed only if nothing is created; another errno: cannot
+ * tell. */
+static int check_name(const struct guard_req *q, int dirfd, const char *name, size_t name_len,
                       int check)
 {
+    const struct sbx_guard *g = q->g;
     char link[32], full[2 * PATH_MAX + 2], one[NAME_MAX + 1];
     ssize_t n;
-    int e, tree = (check & 3) == CHECK_TREE;
+    size_t dlen;
+    int e, nocreate, tree = (check & 3) == CHECK_TREE;
     struct stat st;
 
     fd_path(link, dirfd);
@@ -652,7 +799,8 @@ static int check_name(const struct sbx_guard *g, int dirfd, const char *name, si
         return ENAMETOOLONG;
     full[n] = '\0';
     if ((e = same_place(dirfd, full)) != 0)
-        return e;
+        return e == EACCES ? refuse(q, full, (size_t)n) : e;
+    dlen = (size_t)n;
     if (!(n == 1 && full[0] == '/'))
         full[n++] = '/';
     memcpy(full + n, name, name_len);
@@ -661,31 +809,38 @@ static int check_name(const struct sbx_guard *g, int dirfd, const char *name, si
     /* A write-protected path (a .git, a hooks path) or its ancestor: never
      * moved away, and never made while it is missing, so nothing but the
      * read-only original stands where the next git looks (issue 18). */
-    if (sbx_mask_fixed_under(guard_mask, full, (size_t)n)) {
+    /* A directory holding masked secrets moves nowhere: the mask goes with
+     * it, but the files would then lie outside the scanned roots (in /tmp)
+     * for the next launch to read (review of the REFER grant, F2). */
+    if ((check & CHECK_MOVE) && sbx_mask_masks_under(q->mask, full, (size_t)n))
+        return refuse(q, full, (size_t)n);
+    if (sbx_mask_fixed_under(q->mask, full, (size_t)n)) {
         if (check & CHECK_MOVE)
-            return EACCES;
+            return refuse(q, full, (size_t)n);
         if (name_len > NAME_MAX)
             return ENAMETOOLONG;
         memcpy(one, name, name_len);
         one[name_len] = '\0';
         if (fstatat(dirfd, one, &st, AT_SYMLINK_NOFOLLOW) != 0)
-            return errno == ENOENT ? EACCES : errno;
+            return errno == ENOENT ? refuse(q, full, (size_t)n) : errno;
     }
     if (!(check & 3))
         return 0;
+    if ((nocreate = check_repo(q, dirfd, full, dlen, (size_t)n, name_len, check)) > 0)
+        return nocreate;
     if (sbx_protect_refuses_create(g->protect, g->n_protect, g->home, g->n_home, g->home_dir,
                                    full, (size_t)n) ||
         (g->home_alt && sbx_protect_refuses_create(g->protect, g->n_protect, g->home, g->n_home,
                                                    g->home_alt, full, (size_t)n)))
-        return EACCES;
+        return refuse(q, full, (size_t)n);
     /* A name that may hold a tree (a renamed directory, a symlink) must not
      * be a leading part of a pattern of several components either. */
     if (tree && (sbx_protect_refuses_ancestor(g->protect, g->n_protect, g->home_dir, full,
                                               (size_t)n) ||
                  (g->home_alt && sbx_protect_refuses_ancestor(g->protect, g->n_protect,
                                                               g->home_alt, full, (size_t)n))))
-        return EACCES;
-    return 0;
+        return refuse(q, full, (size_t)n);
+    return nocreate;
 }
 
 /* Split `path` (resolved from `base`) into its parent, opened here, and its
@@ -694,8 +849,9 @@ static int check_name(const struct sbx_guard *g, int dirfd, const char *name, si
  * protected name; CHECK_TREE also a name under which a pattern of several
  * components would match.
  * *pfd is `base` itself when the path has no directory part, else a new
- * descriptor (*owned = 1). */
-static int resolve_parent(const struct sbx_guard *g, int base, char *path, int check, int *pfd,
+ * descriptor (*owned = 1). Returns check_name's answer (GUARD_NOCREATE
+ * included), or an errno. */
+static int resolve_parent(const struct guard_req *q, int base, char *path, int check, int *pfd,
                           int *owned, char **last)
 {
     size_t end = strlen(path), start;
@@ -725,7 +881,7 @@ static int resolve_parent(const struct sbx_guard *g, int base, char *path, int c
         *owned = 1;
     }
     *last = path + start;
-    return check ? check_name(g, *pfd, path + start, end - start, check) : 0;
+    return check ? check_name(q, *pfd, path + start, end - start, check) : 0;
 }
 
 #ifndef PROC_SUPER_MAGIC
@@ -741,13 +897,15 @@ static int resolve_parent(const struct sbx_guard *g, int base, char *path, int c
  * /proc entries (a process always may), so what was opened is checked:
  * no anonymous inode, namespace or pidfd, and no /proc file under the
  * guard's pid. 0 or EACCES. */
-static int check_opened(int fd)
+static int check_opened(const struct guard_req *q, int fd)
 {
     struct statfs sf;
     struct stat st;
     char link[32], where[PATH_MAX], me[24];
     ssize_t n;
     size_t ml, i, start;
+    char sup[24];
+    size_t sl = 0;
     unsigned long pid = (unsigned long)getpid();
 
     if (fstat(fd, &st) != 0 || fstatfs(fd, &sf) != 0)
@@ -755,6 +913,14 @@ static int check_opened(int fd)
     if ((st.st_mode & S_IFMT) == 0 || sf.f_type == GUARD_ANON_INODE_FS_MAGIC ||
         sf.f_type == GUARD_NSFS_MAGIC || sf.f_type == GUARD_PIDFS_MAGIC)
         return EACCES;
+    /* The guards' lock file, reached through /proc/<guard>/fd/N: a regular
+     * file the guard holds open for writing, which the command could then
+     * lock (test_guard: nobody's run opened it before this check). */
+    if (q->s->glock_fd >= 0) {
+        struct stat lk;
+        if (fstat(q->s->glock_fd, &lk) != 0 || (lk.st_dev == st.st_dev && lk.st_ino == st.st_ino))
+            return EACCES;
+    }
     if (sf.f_type != PROC_SUPER_MAGIC)
         return 0;
     fd_path(link, fd);
@@ -762,197 +928,140 @@ static int check_opened(int fd)
     if (n <= 0)
         return EACCES;
     where[n] = '\0';
-    ml = put_dec(me, pid);
+    ml = sbx_put_dec(me, pid);
+    /* A worker guards its supervisor's files as its own. */
+    if (q->s->guard_worker)
+        sl = sbx_put_dec(sup, (unsigned long)getppid());
     for (i = 0; i < (size_t)n;) {
         while (i < (size_t)n && where[i] == '/')
             i++;
         start = i;
         while (i < (size_t)n && where[i] != '/')
             i++;
-        if (i - start == ml && memcmp(where + start, me, ml) == 0)
+        if ((i - start == ml && memcmp(where + start, me, ml) == 0) ||
+            (sl && i - start == sl && memcmp(where + start, sup, sl) == 0))
             return EACCES;
     }
     return 0;
 }
 
-struct guard_req {
-    const struct sbx_guard *g;
-    int lfd;
-    int sfd;     /* the guard's signalfd */
-    pid_t child; /* the command */
-    pid_t tid;
-    uint64_t id;
-};
-
-static void finish(int status) __attribute__((noreturn));
-
-/* The ppid field of /proc/PID/stat ("pid (comm) state ppid ..."; comm may
- * hold ')' and spaces, so from the last ')'). -1 when unreadable. */
-static long stat_ppid(const char *pid)
+/* Devices whose open never waits: the memory devices (null, zero, full,
+ * random, urandom...), /dev/tty and /dev/ptmx, and pseudo-terminal peers
+ * (majors 136-143). Every other device (a serial line waits for its
+ * carrier, a sound device while busy) is opened by a worker. */
+static int quick_device(dev_t rdev)
 {
-    char p[64], buf[512];
-    const char *s;
-    ssize_t n;
-    long v = 0;
-    int fd;
-    if (strlen(pid) > 32)
-        return -1;
-    strcpy(p, "/proc/");
-    strcpy(p + 6, pid);
-    strcat(p, "/stat");
-    fd = openat(AT_FDCWD, p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    s = strrchr(buf, ')');
-    if (!s || s[1] != ' ' || !s[2] || s[3] != ' ')
-        return -1;
-    for (s += 4; *s >= '0' && *s <= '9'; s++)
-        v = v * 10 + (*s - '0');
-    return v;
+    unsigned ma = major(rdev), mi = minor(rdev);
+    return ma == 1 || (ma == 5 && (mi == 0 || mi == 2)) || (ma >= 136 && ma <= 143);
 }
 
-/* SIGKILL every child of the guard; the number sent. A subreaper's children
- * are the command's leftovers and their orphans. getdents64, not opendir:
- * no malloc after the fork. */
-static int kill_children(void)
-{
-    char buf[4096];
-    long n, off, me = (long)getpid();
-    int fd = openat(AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC), sent = 0;
-    if (fd < 0)
-        return 0;
-    while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
-        for (off = 0; off < n;) {
-            struct {
-                uint64_t ino;       /* cppcheck-suppress unusedStructMember */
-                int64_t off;        /* cppcheck-suppress unusedStructMember */
-                unsigned short reclen;
-                unsigned char type; /* cppcheck-suppress unusedStructMember */
-                char name[];
-            } *de = (void *)(buf + off);
-            const char *c = de->name;
-            while (*c >= '0' && *c <= '9')
-                c++;
-            if (c != de->name && !*c && stat_ppid(de->name) == me) {
-                long pid = 0;
-                for (c = de->name; *c; c++)
-                    pid = pid * 10 + (*c - '0');
-                if (kill((pid_t)pid, SIGKILL) == 0)
-                    sent++;
-            }
-            off += de->reclen;
-        }
-    }
-    close(fd);
-    return sent;
-}
+/* Open an existing `name` in `dirfd` for the command, without ever letting
+ * the supervisor's loop wait in the kernel (review of issue 19, F3/F6): an
+ * open that may wait is finished by a worker (guardwork.c), as the kernel
+ * would do it, while the loop goes on serving the run's other calls, its
+ * signals, its timeout and the host's death. Which opens wait:
+ * - a FIFO for reading, or for writing while it has no reader (O_RDWR and
+ *   O_NONBLOCK never wait). A reading open cannot be tried without
+ *   waiting: with O_NONBLOCK it succeeds before any writer, where the
+ *   kernel's would wait for one, so it always goes to a worker;
+ * - a file another process holds a lease on (F_SETLEASE): tried with
+ *   O_NONBLOCK, which starts the lease break and answers EWOULDBLOCK;
+ * - a device other than quick_device's.
+ * Everything else is tried with O_NONBLOCK and opened at once; that flag is
+ * taken off the descriptor again unless the command asked for it.
+ * 0 with *out, an errno, or GUARD_DEFER: a worker answers the call. In the
+ * worker the call returns the descriptor as the kernel's open would. */
+static int may_open_in_sticky(int fd);
 
-/* The command has ended: nothing it started may go on without the guard
- * (a setsid child reading a .env created later, issue 18). As a child
- * subreaper the guard inherits every orphan, so killing its children until
- * none is left ends the whole tree; then it ends as the command did. */
-static void end_run(int status) __attribute__((noreturn));
-static void end_run(int status)
-{
-    int st;
-    pid_t got;
-    for (;;) {
-        /* No child left (the common case): no descendant is left either,
-         * since orphans come to the subreaper. Only then is /proc read. */
-        while ((got = waitpid(-1, &st, WNOHANG)) > 0)
-            ;
-        if (got < 0 && errno == ECHILD)
-            break;
-        if (!kill_children())
-            (void)poll(NULL, 0, 1); /* a child between exit and reaping */
-    }
-    finish(status);
-}
-
-/* One signal read from the signalfd: the command's end is the guard's end;
- * anything else sent to the guard itself is passed on to the command. */
-static void on_signal(const struct guard_req *q)
-{
-    struct signalfd_siginfo si;
-    pid_t got;
-    int status;
-    if (read(q->sfd, &si, sizeof si) != (ssize_t)sizeof si)
-        return;
-    if ((int)si.ssi_signo == SIGCHLD) {
-        while ((got = waitpid(-1, &status, WNOHANG)) > 0)
-            if (got == q->child)
-                end_run(status);
-        return;
-    }
-    /* A terminal's signals (^C, ^\, hangup) reach the command's process
-     * group directly: only signals sent to the guard itself are passed on. */
-    if (si.ssi_code == SI_KERNEL)
-        return;
-    kill(q->child, (int)si.ssi_signo);
-}
-
-/* An open that finds an existing FIFO would block until the other end
- * opens, and the guard serves one call at a time: a command that exits
- * meanwhile would leave its guard (and whoever waits for it) hanging
- * (review). So a FIFO is opened without blocking; for writing, the guard
- * retries until a reader comes, watching its signals (the command's exit
- * ends the guard) and the caller's notification (gone: give up). A FIFO
- * opened for reading does not wait for a writer first (the difference is
- * documented). Anything else: the plain openat. */
 static int open_existing(const struct guard_req *q, int dirfd, const char *name, int flags,
-                         mode_t mode)
+                         mode_t mode, int *out)
 {
     struct stat st;
-    struct pollfd pf;
-    uint64_t id = q->id;
-    int fd, fl;
+    int fd, fl, e, wait = 0;
 
-    if ((flags & O_ACCMODE) == O_RDWR || (flags & (O_NONBLOCK | O_PATH)) ||
-        fstatat(dirfd, name, &st, (flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0) != 0 ||
-        !S_ISFIFO(st.st_mode))
-        return openat(dirfd, name, flags, mode);
-    for (;;) {
+    if (flags & (O_NONBLOCK | O_PATH)) {
+        /* O_PATH opens nothing; O_NONBLOCK is the command's and never waits
+         * (a lease's EWOULDBLOCK is its answer too). */
+        fd = openat(dirfd, name, flags, mode);
+        if (fd < 0)
+            return errno;
+        *out = fd;
+        return 0;
+    }
+    if (fstatat(dirfd, name, &st, (flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
+        if (S_ISFIFO(st.st_mode))
+            wait = (flags & O_ACCMODE) == O_RDONLY ? 1 : (flags & O_ACCMODE) == O_WRONLY ? 2 : 0;
+        else if ((S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && !quick_device(st.st_rdev))
+            wait = 1;
+    }
+    /* Swapped for a FIFO or a device after the look: opened without
+     * waiting, as the command's own race made it. */
+    if (wait != 1) {
         fd = openat(dirfd, name, flags | O_NONBLOCK, mode);
         if (fd >= 0) {
             fl = fcntl(fd, F_GETFL);
-            if (fl >= 0)
-                (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-            return fd;
+            if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+                e = errno;
+                close(fd);
+                return e;
+            }
+            *out = fd;
+            return 0;
         }
-        if (errno != ENXIO)
-            return -1;
-        if (ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) {
-            errno = EINTR;
-            return -1;
-        }
-        pf.fd = q->sfd;
-        pf.events = POLLIN;
-        pf.revents = 0;
-        if (poll(&pf, 1, 20) > 0)
-            on_signal(q);
+        /* ENXIO: a FIFO without a reader; EWOULDBLOCK: a lease, whose
+         * break has begun (its holder is signalled). */
+        if (!(errno == EWOULDBLOCK || (errno == ENXIO && wait == 2)))
+            return errno;
     }
+    e = sbx_work_start(q->s, q->id);
+    if (e == 1)
+        return GUARD_DEFER;
+    if (e)
+        return e;
+    /* The worker: the call as the kernel makes it, waiting. Never with
+     * O_CREAT: names are made by the supervisor alone, one call at a time
+     * (the checks of a rename rely on it). A name gone meanwhile answers
+     * ENOENT. Its signals are blocked: it waits until the other end, the
+     * lease's end, or a SIGKILL from the supervisor. */
+    fd = openat(dirfd, name, flags & ~O_CREAT, mode);
+    if (fd < 0)
+        return errno;
+    /* With O_CREAT the kernel applies protected_fifos/regular to what it
+     * finds; without it, the worker must. */
+    if ((flags & O_CREAT) && (e = may_open_in_sticky(fd)) != 0) {
+        close(fd);
+        return e;
+    }
+    *out = fd;
+    return 0;
 }
 
 /* The command's umask, read once per call and only when the call really
  * creates something (most O_CREAT opens of a build find the file there), then
  * set as the guard's own. Read after the first validity check, so checked
  * again. 0 or an errno. */
+static int read_umask(pid_t tid, mode_t *um)
+{
+    struct sbx_task_info ti;
+    int e = sbx_task_info(tid, &ti);
+    if (e)
+        return e;
+    if (!ti.has_umask)
+        return EIO;
+    *um = (mode_t)ti.umask;
+    return 0;
+}
+
 static int ensure_umask(const struct guard_req *q, int *have)
 {
     mode_t um = 022;
-    uint64_t id = q->id;
     int e;
     if (*have)
         return 0;
     e = read_umask(q->tid, &um);
     if (e)
         return e;
-    if (ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
+    if (!sbx_sup_valid(q->s, q->id))
         return ESRCH;
     umask(um);
     *have = 1;
@@ -1024,13 +1133,60 @@ static int may_open_in_sticky(int fd)
     return known_owner(st.st_uid) && st.st_uid == dir.st_uid ? 0 : EACCES;
 }
 
+/* An O_CREAT open of a repository name that existed when checked
+ * (GUARD_NOCREATE): opened as it is, never created, so a name unlinked
+ * since is refused rather than made by the guard (review g23 G1). O_EXCL
+ * answers EEXIST as the kernel would; a dangling symlink is not followed to
+ * a new name (refused). 0 or an errno; q->refused is kept only for EACCES
+ * of the rule's own. */
+static int open_nocreate(const struct guard_req *q, int pfd, const char *last, int flags,
+                         mode_t mode, int *out)
+{
+    struct stat st;
+    int fd = -1, e = 0;
+    if (flags & O_EXCL)
+        return EEXIST;
+    e = open_existing(q, pfd, last, flags & ~O_CREAT, mode, &fd);
+    if (e == GUARD_DEFER)
+        return e;
+    if (e) {
+        if (e == ENOENT)
+            return EACCES; /* gone since the check, or a dangling link */
+        q->refused[0] = '\0';
+        return e;
+    }
+    /* open(dir, O_CREAT|O_RDONLY) is EISDIR; without O_CREAT it opens. */
+    if ((flags & O_ACCMODE) == O_RDONLY && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+        e = EISDIR;
+    else
+        e = may_open_in_sticky(fd);
+    if (e) {
+        q->refused[0] = '\0';
+        close(fd);
+        return e;
+    }
+    q->refused[0] = '\0';
+    *out = fd;
+    return 0;
+}
+
+/* Take the guards' lock before a name is made, dropping the parent found
+ * without it: the caller checks it again from the start, holding it. */
+static int relock(const struct guard_req *q, int *pfd, int *owned)
+{
+    if (*owned)
+        close(*pfd);
+    *owned = 0;
+    *pfd = -1;
+    return sbx_guard_lock_take(q->s);
+}
+
 /* open/openat/creat. The name the kernel would create is the last component
  * after following a dangling symlink there, so the guard follows such links
  * itself and only ever creates with O_EXCL (which never follows one). */
 static int do_open(const struct guard_req *q, int base, char *path, char *spare, int flags,
                    mode_t mode, int *have_umask, int *out)
 {
-    const struct sbx_guard *g = q->g;
     int created = 0;
     int pfd = -1, owned = 0, base_owned = 0, hops = 0, tries = 0, fd = -1, e = 0;
     char *last, *tmp;
@@ -1045,21 +1201,36 @@ static int do_open(const struct guard_req *q, int base, char *path, char *spare,
     if ((flags & (O_CREAT | O_DIRECTORY)) == (O_CREAT | O_DIRECTORY))
         return EINVAL;
     for (;;) {
-        e = resolve_parent(g, base, path, CHECK_NAME, &pfd, &owned, &last);
+        e = resolve_parent(q, base, path, CHECK_NAME, &pfd, &owned, &last);
+        if (e == GUARD_NOCREATE && (flags & O_CREAT)) {
+            e = open_nocreate(q, pfd, last, flags, mode, &fd);
+            break;
+        }
+        if (e == GUARD_NOCREATE)
+            e = 0;
         if (e)
             break;
         if (!(flags & O_CREAT) || (flags & (O_EXCL | O_NOFOLLOW | O_PATH))) {
+            /* A name may be made: checked again under the guards' lock. */
+            if ((flags & O_CREAT) && q->s->glock_fd >= 0 && !q->s->glock_held) {
+                if ((e = relock(q, &pfd, &owned)) != 0)
+                    break;
+                continue;
+            }
             /* No symlink is followed to a new name: one call does it. */
             if ((flags & O_CREAT) && (e = ensure_umask(q, have_umask)) != 0)
                 break;
-            fd = (flags & O_EXCL) ? openat(pfd, last, flags, mode)
-                                  : open_existing(q, pfd, last, flags, mode);
-            e = fd < 0 ? errno : 0;
-            created = fd >= 0 && (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+            if (flags & O_EXCL) {
+                fd = openat(pfd, last, flags, mode);
+                e = fd < 0 ? errno : 0;
+            } else {
+                e = open_existing(q, pfd, last, flags, mode, &fd);
+            }
+            created = !e && (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
             break;
         }
-        fd = open_existing(q, pfd, last, flags & ~O_CREAT, mode);
-        if (fd >= 0) {
+        e = open_existing(q, pfd, last, flags & ~O_CREAT, mode, &fd);
+        if (!e) {
             /* open(dir, O_CREAT|O_RDONLY) is EISDIR; without O_CREAT it opens. */
             if ((flags & O_ACCMODE) == O_RDONLY && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
                 e = EISDIR;
@@ -1071,9 +1242,14 @@ static int do_open(const struct guard_req *q, int base, char *path, char *spare,
             }
             break;
         }
-        if (errno != ENOENT) {
-            e = errno;
+        /* A worker never creates: the name it was to open is gone. */
+        if (e != ENOENT || q->s->guard_worker)
             break;
+        /* About to make the name: checked again under the guards' lock. */
+        if (q->s->glock_fd >= 0 && !q->s->glock_held) {
+            if ((e = relock(q, &pfd, &owned)) != 0)
+                break;
+            continue;
         }
         if ((e = ensure_umask(q, have_umask)) != 0)
             break;
@@ -1123,7 +1299,7 @@ static int do_open(const struct guard_req *q, int base, char *path, char *spare,
         close(base);
     /* A file this call created is a new regular file in a checked directory;
      * anything else was found and must be checked. */
-    if (!e && !created && (e = check_opened(fd)) != 0)
+    if (!e && !created && (e = check_opened(q, fd)) != 0)
         close(fd);
     if (e)
         return e;
@@ -1131,31 +1307,236 @@ static int do_open(const struct guard_req *q, int base, char *path, char *spare,
     return 0;
 }
 
-static void respond(const struct guard_req *q, long long val, int err)
+/* ---- bind (issue 18, F3) ----
+ * bind() of an AF_UNIX socket to a path makes a name like mknod(S_IFSOCK):
+ * sockets named `objects` and `refs` beside a HEAD made a repository git
+ * accepts, and a socket could be named `.env.x`. The guard serves every
+ * bind: it reads the address (and, for i386 socketcall, the arguments) from
+ * the command, takes the command's socket with pidfd_getfd, and binds it
+ * itself. A path name is checked and made as mknod's is; anything else
+ * (another family, an abstract name, autobind) is bound as given, from the
+ * guard's copy: the socket is shared, so the command sees the result. */
+
+#define GUARD_SOCKADDR_MAX 128 /* sizeof(struct sockaddr_storage): EINVAL above */
+#define GUARD_SUN_PATH 108     /* sizeof sun_path */
+
+/* Read exactly `len` bytes of the command's memory. 0 or an errno. */
+static int read_mem(pid_t tid, uint64_t addr, void *buf, size_t len)
 {
-    struct seccomp_notif_resp resp;
-    memset(&resp, 0, sizeof resp);
-    resp.id = q->id;
-    resp.val = val;
-    resp.error = err ? -err : 0;
-    resp.flags = 0;
-    /* ENOENT: the command was killed meanwhile; nothing to answer. */
-    (void)ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+    struct iovec local, remote;
+    uintptr_t at = (uintptr_t)addr;
+    ssize_t n;
+    local.iov_base = buf;
+    local.iov_len = len;
+    memcpy(&remote.iov_base, &at, sizeof at); /* never dereferenced here */
+    remote.iov_len = len;
+    n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+    if (n < 0)
+        return errno == EFAULT || errno == EINVAL ? EFAULT : errno;
+    return (size_t)n == len ? 0 : EFAULT;
 }
 
-static void handle(const struct guard_req *q, const struct seccomp_data *d)
+/* A copy of the calling thread's descriptor `fd` (its own table: a thread
+ * made without CLONE_FILES has one). Before Linux 6.9 there are no thread
+ * pidfds and the process's table is used. The caller checks
+ * sbx_sup_valid afterwards: the pidfd then pinned the waiting thread. */
+static int take_fd(pid_t tid, int fd, int *out)
 {
-    char path[PATH_BUF], old[PATH_BUF], spare[PATH_BUF];
-    struct guard_call c;
+    struct sbx_task_info ti;
+    int pfd, e, got;
+    pfd = (int)syscall(SYS_pidfd_open, (long)tid, PIDFD_THREAD);
+    if (pfd < 0 && errno == EINVAL) {
+        if ((e = sbx_task_info(tid, &ti)) != 0)
+            return e;
+        pfd = (int)syscall(SYS_pidfd_open, ti.tgid, 0);
+    }
+    if (pfd < 0)
+        return errno;
+    got = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+    e = got < 0 ? errno : 0;
+    close(pfd);
+    if (e)
+        return e;
+    *out = got;
+    return 0;
+}
+
+/* bind(sock, "last") in the directory pfd. sun_path holds 108 bytes, so no
+ * /proc/self/fd/N prefix: the guard moves its own working directory there
+ * for the one call and back (it is single-threaded, and no other call of
+ * its uses its working directory). 0 or an errno. */
+static int bind_at(int sock, int pfd, const char *last)
+{
+    struct {
+        unsigned short family;
+        char path[GUARD_SUN_PATH];
+    } su;
+    size_t l = strlen(last);
+    int here, e = 0;
+    /* All 108 bytes may be the name, without a NUL, as the kernel allows. */
+    if (l > sizeof su.path)
+        return ENAMETOOLONG;
+    su.family = AF_UNIX;
+    memcpy(su.path, last, l < sizeof su.path ? l + 1 : l);
+    here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (here < 0)
+        return errno;
+    if ((pfd >= 0 && fchdir(pfd) != 0) ||
+        bind(sock, (const struct sockaddr *)&su,
+             (socklen_t)(sizeof su.family + (l < sizeof su.path ? l + 1 : l))) != 0)
+        e = errno;
+    /* Cannot fail for a directory held open; were it to, later calls all
+     * resolve from descriptors or absolute paths anyway. */
+    (void)fchdir(here);
+    close(here);
+    return e;
+}
+
+#define GUARD_AF_NETLINK 16
+/* A bind that makes no name, as given. One difference the guard must undo:
+ * a netlink socket bound with port 0 gets its binder's pid as port id when
+ * that is free, and programs may expect their own; so the command's process
+ * id is asked for first, then the kernel's choice, as the kernel does. */
+static int bind_unnamed(const struct guard_req *q, int sock, int domain, unsigned char *sa,
+                        int len)
+{
+    struct sbx_task_info ti;
+    uint32_t port;
+    unsigned short family = 0;
+    if (len >= 2)
+        memcpy(&family, sa, sizeof family);
+    if (domain == GUARD_AF_NETLINK && len >= 12 && family == GUARD_AF_NETLINK) {
+        memcpy(&port, sa + 4, sizeof port);
+        if (port == 0 && sbx_task_info(q->tid, &ti) == 0 && ti.tgid > 0) {
+            port = (uint32_t)ti.tgid;
+            memcpy(sa + 4, &port, sizeof port);
+            if (bind(sock, (const struct sockaddr *)sa, (socklen_t)len) == 0)
+                return 0;
+            port = 0;
+            memcpy(sa + 4, &port, sizeof port);
+        }
+    }
+    return bind(sock, (const struct sockaddr *)sa, (socklen_t)len) != 0 ? errno : 0;
+}
+
+static void serve_bind(const struct guard_req *q, const struct sbx_notif *n)
+{
+    const struct sbx_syscall *c = n->call;
+    unsigned char sa[GUARD_SOCKADDR_MAX];
+    char path[PATH_BUF], given[GUARD_SUN_PATH + 1];
+    uint32_t mux[3];
+    uint64_t addr = c->path;
+    int fd = c->sockfd, len = c->addrlen, sock = -1, base = AT_FDCWD, pfd = -1, owned = 0;
+    int e = 0, named = 0;
+    unsigned short family = 0;
+    mode_t um = 022;
+    char *last;
+    socklen_t dl = sizeof(int);
+    int domain = 0;
+
+    memset(sa, 0, sizeof sa);
+
+    if (c->mux && (e = read_mem(q->tid, c->path, mux, sizeof mux)) == 0) {
+        fd = (int)mux[0];
+        addr = mux[1];
+        len = (int)mux[2];
+    }
+    if (!e)
+        e = take_fd(q->tid, fd, &sock);
+    if (!e && (len < 0 || len > GUARD_SOCKADDR_MAX))
+        e = EINVAL;
+    if (!e && len > 0)
+        e = read_mem(q->tid, addr, sa, (size_t)len);
+    if (!e && len >= 2)
+        memcpy(&family, sa, sizeof family);
+    if (!e && getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &dl) != 0)
+        domain = -1; /* not a socket: bound as given, ENOTSOCK */
+    if (!e && family == AF_UNIX && domain == AF_UNIX && len > 2 + GUARD_SUN_PATH)
+        e = EINVAL; /* longer than a sockaddr_un: the kernel's answer */
+    /* A path name: an AF_UNIX socket and address, longer than the family,
+     * not abstract (a NUL first). It ends at its first NUL or at the
+     * address's end. Any other bind makes no name. */
+    if (!e && family == AF_UNIX && domain == AF_UNIX && len > 2 && sa[2] != '\0') {
+        size_t pl = (size_t)len - 2;
+        const unsigned char *z = memchr(sa + 2, '\0', pl);
+        if (z)
+            pl = (size_t)(z - (sa + 2));
+        memcpy(path, sa + 2, pl);
+        path[pl] = '\0';
+        memcpy(given, path, pl + 1);
+        named = 1;
+        rewrite_self(path, q->tid);
+        if (path[0] != '/')
+            e = open_base(q->tid, AT_FDCWD, &base);
+        if (!e)
+            e = read_umask(q->tid, &um);
+    }
+    /* All of it came from the waiting thread only if it still waits. */
+    if (!sbx_sup_valid(q->s, q->id))
+        goto out;
+    if (e)
+        goto answer;
+    if (!named) {
+        /* Nothing is named: bound as given, from the guard's copy (never
+         * let through: the command could change the address meanwhile). */
+        e = bind_unnamed(q, sock, domain, sa, len);
+        goto answer;
+    }
+    umask(um); /* the socket file's mode is the command's umask's */
+    e = sbx_guard_lock_take(q->s);
+    if (!e)
+        e = resolve_parent(q, base, path, CHECK_NAME, &pfd, &owned, &last);
+    if (e == GUARD_NOCREATE)
+        e = EADDRINUSE; /* there already: the kernel's answer, nothing made */
+    /* Bound under the name as the command spelled it, which getsockname()
+     * and its peers then report (multiprocessing.Manager publishes it):
+     * from the command's working directory for a relative name. Creations
+     * and renames of one run pass the guard one at a time, so that
+     * spelling still reaches the parent just checked. A /proc/self name
+     * would mean the guard's own: bound from the checked parent instead. */
+    if (!e && strcmp(path, given) == 0)
+        e = bind_at(sock, given[0] == '/' ? -1 : base, given);
+    else if (!e)
+        e = bind_at(sock, pfd, last);
+answer:
+    if (e == EACCES && q->refused[0])
+        sbx_sup_record(q->s, n, SBX_REC_PROTECTED, SBX_ACT_EACCES, q->refused, NULL);
+    sbx_sup_respond(q->s, q->id, 0, e);
+out:
+    sbx_guard_lock_drop(q->s);
+    if (owned)
+        close(pfd);
+    if (base >= 0)
+        close(base);
+    if (sock >= 0)
+        close(sock);
+}
+
+void sbx_guard_serve(struct sbx_sup *s, const struct sbx_notif *n)
+{
+    char path[PATH_BUF], old[PATH_BUF], spare[PATH_BUF], refused[PATH_BUF];
+    const struct sbx_syscall c = *n->call;
+    struct guard_req req;
+    const struct guard_req *q = &req;
     int e = 0, base = AT_FDCWD, obase = AT_FDCWD, pfd = -1, opfd = -1, owned = 0, oowned = 0;
     int fd = -1, needs_umask;
     char *last, *olast;
     mode_t um = 022;
     long rc = 0;
-    uint64_t id = q->id;
 
-    if (!decode(d, &c)) {
-        respond(q, 0, ENOSYS);
+    req.s = s;
+    req.g = s->plan->guard;
+    req.mask = s->plan->mask;
+    req.tid = n->tid;
+    req.id = n->id;
+    req.refused = refused;
+    refused[0] = '\0';
+    if (!req.g) { /* a creation call without the guard: the filters never send one */
+        sbx_sup_respond(s, n->id, 0, ENOSYS);
+        return;
+    }
+    if (c.op == SBX_OP_BIND) {
+        serve_bind(&req, n);
         return;
     }
     e = read_path(q->tid, c.path, path);
@@ -1163,29 +1544,37 @@ static void handle(const struct guard_req *q, const struct seccomp_data *d)
         e = read_path(q->tid, c.old, old);
     if (!e) {
         rewrite_self(path, q->tid);
-        if (c.has_old && c.op != OP_SYMLINK)
+        if (c.has_old && c.op != SBX_OP_SYMLINK)
             rewrite_self(old, q->tid);
     }
     if (!e && path[0] != '/')
         e = open_base(q->tid, c.dirfd, &base);
-    if (!e && c.has_old && c.op != OP_SYMLINK &&
-        (old[0] != '/' || (c.op == OP_LINK && (c.flags & AT_EMPTY_PATH) && !old[0])))
+    if (!e && c.has_old && c.op != SBX_OP_SYMLINK &&
+        (old[0] != '/' || (c.op == SBX_OP_LINK && (c.flags & AT_EMPTY_PATH) && !old[0])))
         e = open_base(q->tid, c.olddirfd, &obase);
-    needs_umask = c.op == OP_MKDIR || c.op == OP_MKNOD;
+    needs_umask = c.op == SBX_OP_MKDIR || c.op == SBX_OP_MKNOD;
     if (!e && needs_umask)
         e = read_umask(q->tid, &um);
     /* Everything above was read from the task that is still waiting for this
      * answer (not from a task that reused its number) only if the id is still
      * valid now. */
-    if (ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
+    if (!sbx_sup_valid(s, n->id))
         goto out;
     if (e)
         goto answer;
     if (needs_umask)
         umask(um);
+    /* From the first check to the call made: no other run's guard changes
+     * a folder meanwhile (guardlock.c). An open takes it only once it is
+     * about to make a name (do_open): most find their file there. */
+    if (c.op != SBX_OP_OPEN && (e = sbx_guard_lock_take(s)) != 0)
+        goto answer;
     switch (c.op) {
-    case OP_OPEN:
-        e = do_open(q, base, path, spare, c.flags, c.mode, &needs_umask, &fd);
+    case SBX_OP_OPEN:
+        e = do_open(q, base, path, spare, c.flags, (mode_t)c.mode, &needs_umask, &fd);
+        if (e == GUARD_DEFER)
+            goto out; /* a worker answers: the loop goes on */
+        sbx_work_answering(s); /* in a worker: never killed from here on */
         if (!e) {
             struct seccomp_notif_addfd a;
             memset(&a, 0, sizeof a);
@@ -1196,53 +1585,75 @@ static void handle(const struct guard_req *q, const struct seccomp_data *d)
             a.newfd_flags = (c.flags & O_CLOEXEC) ? O_CLOEXEC : 0;
             /* Installs the descriptor (the lowest free number, under the
              * command's own limits) and answers with it, atomically. */
-            rc = ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+            rc = ioctl(s->lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
             e = rc < 0 && errno != ENOENT && errno != EINPROGRESS ? errno : 0;
             close(fd);
             if (rc >= 0 || !e)
                 goto out;
         }
         break;
-    case OP_MKDIR:
-        e = resolve_parent(q->g, base, path, CHECK_NAME, &pfd, &owned, &last);
-        if (!e && mkdirat(pfd, last, c.mode) != 0)
+    /* GUARD_NOCREATE: the name was there when checked, so these calls
+     * fail as the kernel's would, with EEXIST, and the guard makes nothing:
+     * were it to make the call, a name unlinked meanwhile would be made. */
+    case SBX_OP_MKDIR:
+        e = resolve_parent(q, base, path, CHECK_NAME, &pfd, &owned, &last);
+        if (!e && mkdirat(pfd, last, (mode_t)c.mode) != 0)
             e = errno;
         break;
-    case OP_MKNOD:
-        e = resolve_parent(q->g, base, path, CHECK_NAME, &pfd, &owned, &last);
+    case SBX_OP_MKNOD:
+        e = resolve_parent(q, base, path, CHECK_NAME, &pfd, &owned, &last);
         /* The raw call: the dev argument is the kernel's 32-bit encoding. */
         if (!e && syscall(SYS_mknodat, pfd, last, c.mode, c.dev) != 0)
             e = errno;
         break;
-    case OP_SYMLINK:
-        e = resolve_parent(q->g, base, path, CHECK_TREE, &pfd, &owned, &last);
+    case SBX_OP_SYMLINK:
+        e = resolve_parent(q, base, path, CHECK_TREE, &pfd, &owned, &last);
         if (!e && symlinkat(old, pfd, last) != 0)
             e = errno;
         break;
-    case OP_LINK:
-        e = resolve_parent(q->g, base, path, CHECK_NAME, &pfd, &owned, &last);
+    case SBX_OP_LINK:
+        e = resolve_parent(q, base, path, CHECK_NAME, &pfd, &owned, &last);
         if (!e && linkat(obase, old, pfd, last, c.flags) != 0)
             e = errno;
         break;
-    case OP_RENAME:
+    case SBX_OP_RENAME:
         /* RENAME_EXCHANGE gives both names new contents: check both. */
         /* Whatever the source is now (a directory could replace a file
          * before the call), the new name is checked as one that may hold a
          * tree. */
-        e = resolve_parent(q->g, obase, old,
+        e = resolve_parent(q, obase, old,
                            ((c.flags & RENAME_EXCHANGE) ? CHECK_TREE : CHECK_NONE) | CHECK_MOVE,
                            &opfd, &oowned, &olast);
+        /* The new name is moved away too when it exists: a rename onto a
+         * write-protected path or a symlink git follows replaces it. */
         if (!e)
-            e = resolve_parent(q->g, base, path,
-                               CHECK_TREE | ((c.flags & RENAME_EXCHANGE) ? CHECK_MOVE : 0), &pfd,
-                               &owned, &last);
+            e = resolve_parent(q, base, path, CHECK_TREE | CHECK_MOVE, &pfd, &owned, &last);
+        if (!e)
+            e = dir_moved(q, opfd, olast, pfd, last);
+        if (!e && (c.flags & RENAME_EXCHANGE))
+            e = dir_moved(q, pfd, last, opfd, olast);
         if (!e && syscall(SYS_renameat2, opfd, olast, pfd, last, (unsigned)c.flags) != 0)
             e = errno;
         break;
+    default:
+        e = ENOSYS;
+        break;
     }
+    if (e == GUARD_NOCREATE) /* only the calls above that create a name */
+        e = EEXIST;
 answer:
-    respond(q, 0, e);
+    /* A refusal of the guard's own is recorded before the answer: once
+     * answered, the caller may exit and its name be gone. */
+    /* Not from a worker: the records are the supervisor's to write, one
+     * at a time. */
+    if (e == EACCES && refused[0] && !s->guard_worker)
+        sbx_sup_record(s, n, SBX_REC_PROTECTED, SBX_ACT_EACCES, refused, NULL);
+    sbx_sup_respond(s, n->id, 0, e);
 out:
+    sbx_guard_lock_drop(s);
+    /* A worker has answered its one call (or its caller is gone). */
+    if (s->guard_worker)
+        _exit(0);
     if (owned)
         close(pfd);
     if (oowned)
@@ -1253,317 +1664,3 @@ out:
         close(obase);
 }
 
-/* ---- the supervisor ---- */
-
-static void finish(int status)
-{
-    struct sigaction sa;
-    sigset_t one;
-    int sig;
-    if (WIFEXITED(status))
-        _exit(WEXITSTATUS(status));
-    sig = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
-    /* Die of the same signal, so whoever waits sees the command's status.
-     * Core dumps are off (RLIMIT_CORE 0), as they were for the command. */
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = SIG_DFL;
-    sigaction(sig, &sa, NULL);
-    sigemptyset(&one);
-    sigaddset(&one, sig);
-    sigprocmask(SIG_UNBLOCK, &one, NULL);
-    kill(getpid(), sig);
-    _exit(128 + sig);
-}
-
-__attribute__((noreturn)) static void supervise(const struct sbx_guard *g, int lfd, pid_t child)
-{
-    struct seccomp_notif_sizes sizes;
-    struct pollfd pf[2];
-    struct sigaction sa;
-    sigset_t set;
-    union {
-        struct seccomp_notif n;
-        char pad[1024]; /* cppcheck-suppress unusedStructMember ; the kernel's size may grow */
-    } req;
-    struct guard_req q;
-    size_t notif_size = sizeof req.n;
-    int sfd, status, i, np;
-    pid_t got;
-
-    /* Handlers of the host must never run here. */
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = SIG_DFL;
-    for (i = 1; i < NSIG; i++)
-        if (i != SIGKILL && i != SIGSTOP)
-            sigaction(i, &sa, NULL);
-    fwd_set(&set);
-    sigprocmask(SIG_SETMASK, &set, NULL);
-    sfd = signalfd(-1, &set, SFD_CLOEXEC);
-    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); /* orphans stay descendants (Yama) */
-    if (sfd < 0) {
-        kill(child, SIGKILL);
-        while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-            ;
-        _exit(126);
-    }
-    close_all_but(lfd, sfd);
-    /* 0-2 stay taken by the root directory, opened O_PATH: a symlink of the
-     * command's into /proc/self/fd/0..2, which the guard resolves as its
-     * own, then fails with EISDIR instead of quietly writing elsewhere. */
-    for (i = 0; i < 3; i++)
-        if (openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC) < 0)
-            break;
-    if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) == 0 &&
-        sizes.seccomp_notif <= sizeof req)
-        notif_size = sizes.seccomp_notif > notif_size ? sizes.seccomp_notif : notif_size;
-    q.g = g;
-    q.lfd = lfd;
-    q.sfd = sfd;
-    q.child = child;
-    /* Linux 6.6+: the command and the guard hand over on the same CPU, as
-     * a call and its return; older kernels refuse the flag and keep the
-     * ordinary wake-ups. */
-    (void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, (unsigned long long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
-    /* Resetting SIGCHLD to its default (ignore) above dropped one that was
-     * already pending: a command that ended this early is reaped here. */
-    while ((got = waitpid(-1, &status, WNOHANG)) > 0)
-        if (got == child)
-            end_run(status);
-
-    for (;;) {
-        pf[0].fd = sfd;
-        pf[0].events = POLLIN;
-        pf[0].revents = 0;
-        np = 1;
-        if (lfd >= 0) {
-            pf[1].fd = lfd;
-            pf[1].events = POLLIN;
-            pf[1].revents = 0;
-            np = 2;
-        }
-        if (poll(pf, (nfds_t)np, -1) < 0) {
-            if (errno == EINTR)
-                continue;
-            kill(child, SIGKILL);
-            while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-                ;
-            _exit(126);
-        }
-        if (np == 2 && (pf[1].revents & POLLIN)) {
-            memset(&req, 0, notif_size);
-            if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, &req) == 0) {
-                q.tid = (pid_t)req.n.pid;
-                q.id = req.n.id;
-                handle(&q, &req.n.data);
-            }
-        } else if (np == 2 && (pf[1].revents & (POLLHUP | POLLERR | POLLNVAL))) {
-            /* No task uses the filter any more: only the reaping is left. */
-            close(lfd);
-            lfd = -1;
-        }
-        if (pf[0].revents & POLLIN)
-            on_signal(&q);
-    }
-}
-
-struct guard_msg {
-    int step;
-    int err;
-};
-
-static int load(const struct sbx_bpf_insn *bpf, unsigned short len, unsigned long flags)
-{
-    struct sock_fprog prog;
-    prog.len = len;
-    prog.filter = (struct sock_filter *)(void *)bpf;
-    return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
-}
-
-/* A nested Landlock domain that handles no access but scopes signals: the
- * guard, outside it, can no longer be killed or stopped by the command
- * (kill -9 $PPID ended the run without end_run, leaving setsid grandchildren
- * alive and unguarded; SIGSTOP froze the launcher; issue 18), while the
- * command still signals its own processes. Before the filters, which refuse
- * landlock_restrict_self; sbx_guard_available requires ABI 6. */
-static int scope_signals(void)
-{
-    struct sbx_ll_ruleset_attr attr;
-    int fd, rc, e;
-
-    memset(&attr, 0, sizeof attr);
-    attr.scoped = SBX_LL_SCOPE_SIGNAL;
-    fd = sbx_ll_create_ruleset(&attr, sizeof attr, 0);
-    if (fd < 0)
-        return -1;
-    rc = sbx_ll_restrict_self(fd, 0);
-    e = errno;
-    close(fd);
-    errno = e;
-    return rc;
-}
-
-/* The command's side: load both programs, hand the listener over. Returns
- * only on success; on failure tells the parent and exits. */
-static void child_side(const struct sbx_linux_plan *plan, int sock, pid_t parent,
-                       const sigset_t *old)
-{
-    struct guard_msg m = {SBX_STEP_NONE, 0};
-    struct seccomp_notif_addfd probe;
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(sizeof(int))];
-    } cm;
-    struct msghdr msg;
-    struct iovec iov;
-    struct cmsghdr *h;
-    int lfd = -1;
-
-    /* The guard's death must not leave the command running unguarded; its
-     * death before this line is seen by getppid. */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent)
-        _exit(126);
-    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0); /* the parent is not; the guard must read us */
-    if (scope_signals() != 0) {
-        m.step = SBX_STEP_GUARD;
-        m.err = errno;
-    }
-    if (m.step == SBX_STEP_NONE && plan->bpf && load(plan->bpf, plan->bpf_len, 0) != 0) {
-        m.step = SBX_STEP_SECCOMP;
-        m.err = errno;
-    }
-    if (m.step == SBX_STEP_NONE) {
-        /* Killable-only waits once the guard has the notification (5.19+):
-         * a signal then cannot restart a call the guard already performed. */
-        lfd = load(plan->guard_bpf, plan->guard_bpf_len,
-                   SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV);
-        if (lfd < 0 && errno == EINVAL)
-            lfd = load(plan->guard_bpf, plan->guard_bpf_len, SECCOMP_FILTER_FLAG_NEW_LISTENER);
-        if (lfd < 0) {
-            m.step = SBX_STEP_GUARD;
-            m.err = errno;
-        }
-    }
-    if (m.step == SBX_STEP_NONE) {
-        /* SECCOMP_ADDFD_FLAG_SEND (5.14) is what makes an O_CREAT open
-         * answerable: an unknown id gives ENOENT where the flag is known. */
-        memset(&probe, 0, sizeof probe);
-        probe.id = 0;
-        probe.flags = SECCOMP_ADDFD_FLAG_SEND;
-        probe.srcfd = (uint32_t)lfd;
-        if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &probe) == 0 || errno != ENOENT) {
-            m.step = SBX_STEP_GUARD;
-            m.err = EOPNOTSUPP;
-        }
-    }
-    memset(&msg, 0, sizeof msg);
-    iov.iov_base = &m;
-    iov.iov_len = sizeof m;
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    if (m.step == SBX_STEP_NONE) {
-        memset(&cm, 0, sizeof cm);
-        msg.msg_control = cm.buf;
-        msg.msg_controllen = sizeof cm.buf;
-        h = CMSG_FIRSTHDR(&msg);
-        h->cmsg_level = SOL_SOCKET;
-        h->cmsg_type = SCM_RIGHTS;
-        h->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(h), &lfd, sizeof lfd);
-    }
-    while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
-        if (errno != EINTR)
-            _exit(126);
-    if (m.step != SBX_STEP_NONE)
-        _exit(126);
-    /* The command must never hold the listener: with it, it could answer
-     * its own notifications. */
-    close(lfd);
-    close(sock);
-    sigprocmask(SIG_SETMASK, old, NULL);
-}
-
-int sbx_guard_start(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno)
-{
-    struct guard_msg m;
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(sizeof(int))];
-    } cm;
-    struct msghdr msg;
-    struct iovec iov;
-    struct cmsghdr *h;
-    sigset_t fwd, old;
-    pid_t parent = getpid(), pid;
-    ssize_t n;
-    int sv[2], lfd = -1, status, e, dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
-
-    *sys_errno = 0;
-    guard_mask = plan->mask;
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
-        *sys_errno = errno;
-        return SBX_STEP_GUARD;
-    }
-    fwd_set(&fwd);
-    sigprocmask(SIG_BLOCK, &fwd, &old);
-    /* Not dumpable from before the command exists: it can never ptrace the
-     * guard or read its memory, though it has the same uid. The child
-     * undoes this for itself. A guard that stayed dumpable could be
-     * ptraced by the command: that is a failure, not a warning. */
-    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
-        *sys_errno = errno;
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        close(sv[0]);
-        close(sv[1]);
-        return SBX_STEP_GUARD;
-    }
-    /* In a child of a multi-threaded host (sandbox_spawn) the raw call: no
-     * atfork handler may run. */
-    pid = raw_fork ? (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0) : fork();
-    if (pid == 0) {
-        close(sv[0]);
-        child_side(plan, sv[1], parent, &old);
-        return SBX_STEP_NONE;
-    }
-    e = errno;
-    close(sv[1]);
-    if (pid < 0) {
-        close(sv[0]);
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        prctl(PR_SET_DUMPABLE, dumpable > 0 ? dumpable : 0, 0, 0, 0);
-        *sys_errno = e;
-        return SBX_STEP_GUARD;
-    }
-    memset(&msg, 0, sizeof msg);
-    memset(&cm, 0, sizeof cm);
-    memset(&m, 0, sizeof m);
-    iov.iov_base = &m;
-    iov.iov_len = sizeof m;
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = cm.buf;
-    msg.msg_controllen = sizeof cm.buf;
-    do
-        n = recvmsg(sv[0], &msg, MSG_CMSG_CLOEXEC);
-    while (n < 0 && errno == EINTR);
-    e = errno;
-    close(sv[0]);
-    h = n == (ssize_t)sizeof m ? CMSG_FIRSTHDR(&msg) : NULL;
-    if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
-        h->cmsg_len == CMSG_LEN(sizeof(int)))
-        memcpy(&lfd, CMSG_DATA(h), sizeof lfd);
-    if (m.step == SBX_STEP_NONE && lfd >= 0 && n == (ssize_t)sizeof m)
-        supervise(plan->guard, lfd, pid);
-    /* The child failed (and exits 126): nothing ran. */
-    if (lfd >= 0)
-        close(lfd);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    prctl(PR_SET_DUMPABLE, dumpable > 0 ? dumpable : 0, 0, 0, 0);
-    if (n == (ssize_t)sizeof m && m.step != SBX_STEP_NONE) {
-        *sys_errno = m.err;
-        return m.step;
-    }
-    *sys_errno = n < 0 ? e : ECHILD;
-    return SBX_STEP_GUARD;
-}

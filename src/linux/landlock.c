@@ -8,17 +8,25 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #ifndef SYS_openat2
 #  define SYS_openat2 437
+#endif
+#ifndef DEVPTS_SUPER_MAGIC
+#  define DEVPTS_SUPER_MAGIC 0x1cd1
+#endif
+#ifndef TMPFS_MAGIC
+#  define TMPFS_MAGIC 0x01021994
 #endif
 
 /* /sys/kernel/security/lsm: "lockdown,capability,landlock,bpf". Unreadable
@@ -188,7 +196,7 @@ static int add_path(int ruleset_fd, const char *path, const char *label, uint64_
     fd = root ? open_root(path) : open(path, O_PATH | O_CLOEXEC);
     if (fd < 0 && root && errno == ELOOP)
         return sbx_fail(err, SANDBOX_E_PATH, ELOOP,
-                        "refusing writable root %s (%s): a component became a symbolic link "
+                        "refusing root %s (%s): a component became a symbolic link "
                         "after it was checked (planted by a command still running?); nothing "
                         "was run",
                         path, label);
@@ -200,8 +208,7 @@ static int add_path(int ruleset_fd, const char *path, const char *label, uint64_
         if (device)
             return SANDBOX_OK; /* most machines lack most of the list: not news */
         /* Never widened to the parent: a missing root only means less access. */
-        sbx_warn(warning, warning_size, "writable root %s (%s) skipped: %s", path, label,
-                 strerror(e));
+        sbx_warn(warning, warning_size, "root %s (%s) skipped: %s", path, label, strerror(e));
         return SANDBOX_OK;
     }
     if (fstat(fd, &st) != 0) {
@@ -213,7 +220,7 @@ static int add_path(int ruleset_fd, const char *path, const char *label, uint64_
     if (root && forbidden_root(root, &st, shared)) {
         close(fd);
         return sbx_fail(err, SANDBOX_E_PATH, 0,
-                        "refusing writable root %s (%s): it is now the file system root, your "
+                        "refusing root %s (%s): it is now the file system root, your "
                         "home or one of its ancestors (it was replaced after it was checked); "
                         "nothing was run",
                         path, label);
@@ -232,8 +239,7 @@ static int add_path(int ruleset_fd, const char *path, const char *label, uint64_
         if (mandatory)
             return sbx_fail(err, SANDBOX_E_PATH, 0, "%s (%s) is %s, which this rule cannot allow",
                             path, label, S_ISDIR(st.st_mode) ? "a directory" : "not a directory");
-        sbx_warn(warning, warning_size, "writable root %s (%s) skipped: not a directory", path,
-                 label);
+        sbx_warn(warning, warning_size, "root %s (%s) skipped: not a directory", path, label);
         return SANDBOX_OK;
     }
     rc = sbx_ll_add_rule(ruleset_fd, SBX_LL_RULE_PATH_BENEATH, &attr, 0);
@@ -326,6 +332,124 @@ static int add_glob(int ruleset_fd, const struct sbx_landlock_rule *rule, char *
     return rc;
 }
 
+/* A rule for the file `name` in the directory `dfd` (never following a link). */
+static int add_at(int ruleset_fd, int dfd, const char *name, uint64_t rights)
+{
+    struct sbx_ll_path_beneath_attr attr;
+    int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC), rc, e;
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -errno;
+    memset(&attr, 0, sizeof attr);
+    attr.parent_fd = fd;
+    attr.allowed_access = rights;
+    rc = sbx_ll_add_rule(ruleset_fd, SBX_LL_RULE_PATH_BENEATH, &attr, 0);
+    e = errno;
+    close(fd);
+    return rc == 0 ? 0 : -e;
+}
+
+/* Deeper than this, a tree that is not wholly readable is left out. */
+#define OTHERS_MAX_DEPTH 12
+
+/* Root reads every file whatever its mode, so beneath an OS tree marked
+ * `others` it gets only what every account may read: a list-only rule on
+ * each directory that others may enter, and a rule for each file others
+ * may read, never a directory whole, since a file created in it later
+ * with mode 0600 (apt's auth.conf.d, a credentials drop-in) would then be
+ * readable (review of issue 17). 0, or a negative errno on failure.
+ * Symbolic links are skipped: the kernel judges where they lead. */
+static int others_walk(int ruleset_fd, int dfd, int depth, uint64_t dir_rights,
+                       uint64_t file_rights)
+{
+    struct dirent *de;
+    char **ok = NULL;
+    size_t n_ok = 0, cap = 0, i;
+    int rc = 0, dup_fd = dup(dfd);
+    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+
+    if (!d) {
+        if (dup_fd >= 0)
+            close(dup_fd);
+        return -errno;
+    }
+    while (rc >= 0 && (de = readdir(d)) != NULL) {
+        struct stat st;
+        int child;
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        /* Vanished, a link, or not for others: not granted. */
+        if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !(st.st_mode & S_IROTH))
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            /* Its own walk adds its own rules; never a rule for it whole. */
+            if ((st.st_mode & S_IXOTH) && depth < OTHERS_MAX_DEPTH) {
+                child = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (child >= 0) {
+                    rc = others_walk(ruleset_fd, child, depth + 1, dir_rights, file_rights);
+                    close(child);
+                }
+            }
+            continue;
+        }
+        if (!S_ISREG(st.st_mode))
+            continue;
+        if (n_ok == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            char **g = realloc(ok, ncap * sizeof *g);
+            if (!g) {
+                rc = -ENOMEM;
+                break;
+            }
+            ok = g;
+            cap = ncap;
+        }
+        ok[n_ok] = sbx_strdup(de->d_name);
+        if (!ok[n_ok]) {
+            rc = -ENOMEM;
+            break;
+        }
+        n_ok++;
+    }
+    if (rc >= 0) {
+        /* Names may be listed (names are not contents); files need a rule. */
+        rc = add_at(ruleset_fd, dfd, ".", dir_rights & SBX_LL_FS_READ_DIR);
+        for (i = 0; rc >= 0 && i < n_ok; i++)
+            rc = add_at(ruleset_fd, dfd, ok[i], file_rights);
+    }
+    for (i = 0; i < n_ok; i++)
+        free(ok[i]);
+    free(ok);
+    closedir(d);
+    return rc < 0 ? rc : 0;
+}
+
+/* An `others` rule: whole for an ordinary account (the kernel's own
+ * permission checks keep what it may not read), walked for root and for
+ * any account that holds a capability overriding read permission: the
+ * confining modes keep cap_dac_override (docs/landlock.md), and an account
+ * given it (ambient, a container's capability set) reads /etc/shadow as
+ * root does (review of issue 28). */
+static int add_others(int ruleset_fd, const struct sbx_landlock_rule *rule, char *warning,
+                      size_t warning_size, sandbox_error *err)
+{
+    int fd, rc;
+    if (geteuid() != 0 && !sbx_caps_held(SBX_CAP_BIT(1) /* dac_override */ |
+                                         SBX_CAP_BIT(2) /* dac_read_search */))
+        return add_path(ruleset_fd, rule->path, rule->label, rule->dir_rights, rule->file_rights,
+                        0, 1, NULL, 0, warning, warning_size, err);
+    fd = open(rule->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return SANDBOX_OK; /* an OS tree this machine lacks */
+    rc = others_walk(ruleset_fd, fd, 0, rule->dir_rights, rule->file_rights);
+    close(fd);
+    if (rc < 0)
+        return sbx_fail(err, rc == -ENOMEM ? SANDBOX_E_NOMEM : SANDBOX_E_SYSTEM, -rc,
+                        "cannot list %s (%s) for root's read rules: %s", rule->path, rule->label,
+                        strerror(-rc));
+    return SANDBOX_OK;
+}
+
 int sbx_landlock_prepare(const sbx_resolved *r, int *ruleset_fd, uint32_t *restrict_flags,
                          char *warning, size_t warning_size, sandbox_error *err)
 {
@@ -348,6 +472,25 @@ int sbx_landlock_prepare(const sbx_resolved *r, int *ruleset_fd, uint32_t *restr
     rc = sbx_landlock_plan_build(r, abi, why, &plan, warning, warning_size, err);
     if (rc != SANDBOX_OK)
         return rc;
+    {
+        /* Below ABI 6 abstract sockets stay open (docs/unix-endpoints.md).
+         * Said at launch only when a bus the masks would close is abstract:
+         * on every launch of an older kernel it would be noise. */
+        const char *var = NULL;
+        if (r->filesystem == SANDBOX_FS_CONFINED && abi > 0 && abi < 6 &&
+            r->allow_abstract_unix != 1 && sbx_unix_dbus_abstract(&var))
+            sbx_warn(warning, warning_size,
+                     "%s names an abstract socket, which this kernel cannot close (Landlock ABI "
+                     "%d; scoping needs ABI 6, Linux 6.12): that D-Bus bus stays reachable",
+                     var, abi);
+        else if (r->filesystem == SANDBOX_FS_CONFINED && abi >= 6 &&
+                 r->allow_abstract_unix == 2 && sbx_unix_dbus_abstract(&var))
+            sbx_warn(warning, warning_size,
+                     "%s names an abstract socket, and DISPLAY names a local X display, so "
+                     "abstract sockets are not scoped: that D-Bus bus stays reachable (start "
+                     "without DISPLAY, or --drop-env DISPLAY, to close it)",
+                     var);
+    }
     if (!plan.handled.fs && !plan.handled.net && !plan.handled.scoped) {
         sbx_landlock_plan_free(&plan);
         return SANDBOX_OK; /* best effort degraded: the plan left the warning */
@@ -383,14 +526,20 @@ int sbx_landlock_prepare(const sbx_resolved *r, int *ruleset_fd, uint32_t *restr
             continue;
         if (rule->device && len > 0 && rule->path[len - 1] == '*')
             rc = add_glob(fd, rule, warning, warning_size, err);
+        else if (rule->others)
+            rc = add_others(fd, rule, warning, warning_size, err);
         else
+            /* An OS tree this machine lacks (/nix, /lib32) is not news. */
             rc = add_path(fd, rule->path, rule->label, rule->dir_rights, rule->file_rights,
-                          rule->mandatory, rule->device, rule->root ? r : NULL, rule->root == 2,
-                          warning, warning_size, err);
+                          rule->mandatory, rule->device || rule->system, rule->root ? r : NULL,
+                          rule->root == 2, warning, warning_size, err);
     }
     if (rc == SANDBOX_OK && plan.terminal)
         rc = add_terminals(fd, plan.terminal,
-                           sbx_landlock_terminal_rights(plan.abi) & plan.handled.fs, warning,
+                           /* READ_FILE is handled only where a class confines reads */
+                           (sbx_landlock_terminal_rights(plan.abi) | SBX_LL_FS_READ_FILE) &
+                               plan.handled.fs,
+                           warning,
                            warning_size, err);
     sbx_landlock_plan_free(&plan);
     if (rc != SANDBOX_OK) {
@@ -399,4 +548,41 @@ int sbx_landlock_prepare(const sbx_resolved *r, int *ruleset_fd, uint32_t *restr
     }
     *ruleset_fd = fd;
     return SANDBOX_OK;
+}
+
+int sbx_landlock_grant_dev(int ruleset_fd, int what, uint64_t rights, int *sys_errno)
+{
+    struct sbx_ll_path_beneath_attr attr;
+    struct statfs st;
+    const char *path = what == SBX_DEV_GRANT_DEV ? "/dev" : "/dev/pts";
+    long magic = what == SBX_DEV_GRANT_DEV ? (long)TMPFS_MAGIC : (long)DEVPTS_SUPER_MAGIC;
+    int fd, rc;
+
+    *sys_errno = 0;
+    if (ruleset_fd < 0 || rights == 0 || what == SBX_DEV_GRANT_NONE)
+        return 0;
+    /* Opened after the mount, so the rule names what the namespace step
+     * made. A rule made before the fork on the host's /dev/pts is never met
+     * from a pty of a new instance: Landlock's walk up skips the mount
+     * point it is mounted on ("hidden mount points"). Root's /dev holds
+     * exactly the device list (its own nodes, dri, shm, mqueue, its devpts:
+     * a walk from the devpts reaches the tmpfs root), and is read-only. */
+    fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        *sys_errno = errno;
+        return errno == ENOENT ? 0 : -1;
+    }
+    /* Not what the step mounts: nothing was made (no /dev, no devpts
+     * there), and the rules made before the fork are the ones that apply. */
+    if (fstatfs(fd, &st) != 0 || (long)st.f_type != magic) {
+        close(fd);
+        return 0;
+    }
+    memset(&attr, 0, sizeof attr);
+    attr.parent_fd = fd;
+    attr.allowed_access = rights;
+    rc = sbx_ll_add_rule(ruleset_fd, SBX_LL_RULE_PATH_BENEATH, &attr, 0);
+    *sys_errno = rc == 0 ? 0 : errno;
+    close(fd);
+    return rc == 0 ? 0 : -1;
 }

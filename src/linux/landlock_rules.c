@@ -58,6 +58,10 @@ static const struct {
 
 #define N_DEV_ENTRIES (sizeof dev_entries / sizeof dev_entries[0])
 
+/* The rights a class that confines reads handles on top (docs/classes.md):
+ * reading files, listing directories, running programs. Every ABI has them. */
+#define LL_READS (SBX_LL_FS_READ_FILE | SBX_LL_FS_READ_DIR | SBX_LL_FS_EXECUTE)
+
 /* Device nodes are never made beneath a rule: mknod of a block device in the
  * project would otherwise be a way back to the disk. */
 #define LL_NO_DEVICE_NODES (~(SBX_LL_FS_MAKE_CHAR | SBX_LL_FS_MAKE_BLOCK))
@@ -106,8 +110,16 @@ void sbx_landlock_handled_for(int abi, int filesystem, int network,
             h->scoped = SBX_LL_SCOPE_ABSTRACT_UNIX_SOCKET | SBX_LL_SCOPE_SIGNAL;
         return;
     }
-    if (filesystem == SANDBOX_FS_CONFINED)
+    if (filesystem == SANDBOX_FS_CONFINED) {
         h->fs = confined_fs(abi);
+        /* Abstract AF_UNIX sockets have no path for a mask to cover
+         * (unixep.c): the scope closes every one made outside the domain (a
+         * D-Bus bus at unix:abstract=, containerd-shim's), the command's own
+         * keep working. Signals are not scoped: confined commands may signal
+         * the user's processes, as they always could (issue 20). */
+        if (abi >= 6)
+            h->scoped = SBX_LL_SCOPE_ABSTRACT_UNIX_SOCKET;
+    }
     if (network == SANDBOX_NETWORK_DENY) {
         /* A Landlock domain is what stops ptrace, process_vm_writev and
          * pidfd_getfd against processes outside it, so a network-denied
@@ -149,6 +161,8 @@ static struct sbx_landlock_rule *add_rule(struct sbx_landlock_plan *p, const cha
     rule->device = 0;
     rule->gate = NULL;
     rule->root = 0;
+    rule->system = 0;
+    rule->others = 0;
     return rule;
 }
 
@@ -159,12 +173,13 @@ static void add_dev_rules(struct sbx_landlock_plan *p, uint64_t fs)
     for (i = 0; i < N_DEV_ENTRIES; i++) {
         struct sbx_landlock_rule *rule;
         uint64_t dir = 0, file = 0;
+        /* With reads confined, these are the only devices that open at all. */
         switch (dev_entries[i].kind) {
         case DEV_FILE: /* a directory here would widen the grant: skipped instead */
-            file = fs & SBX_LL_FS_WRITE_FILE;
+            file = fs & (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_READ_FILE);
             break;
         case DEV_DIR_OF_DEVICES: /* open the nodes inside; create or remove nothing */
-            dir = fs & SBX_LL_FS_WRITE_FILE;
+            dir = fs & (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_READ_FILE | SBX_LL_FS_READ_DIR);
             break;
         default: /* tmpfs scratch: shm_open and sem_open create, link and unlink */
             dir = fs & LL_NO_DEVICE_NODES;
@@ -197,9 +212,18 @@ int sbx_landlock_plan_build(const sbx_resolved *r, int abi, const char *why,
                         "has ABI %d%s%s; the command was not run",
                         p->abi, p->abi == 0 ? ": " : "", p->abi == 0 ? why : "");
     sbx_landlock_handled_for(p->abi, r->filesystem, r->network, &p->handled);
+    /* --allow-unix @: the host reopened every abstract socket (a scope has
+     * no per-name exception). Read-only keeps its scope: it refuses every
+     * socket anyway. */
+    if (r->allow_abstract_unix && r->filesystem == SANDBOX_FS_CONFINED)
+        p->handled.scoped &= ~(uint64_t)SBX_LL_SCOPE_ABSTRACT_UNIX_SOCKET;
+    /* A class: reads are confined too (src/reads.c). */
+    if (p->abi > 0 && r->filesystem == SANDBOX_FS_CONFINED && r->reads_confined)
+        p->handled.fs |= LL_READS;
     if (p->abi == 0) {
         if (r->filesystem == SANDBOX_FS_CONFINED)
-            sbx_warn(warning, warning_size, "%s; writes are NOT confined", why);
+            sbx_warn(warning, warning_size, "%s; writes are NOT confined%s", why,
+                     r->reads_confined ? ", and neither are the class's reads" : "");
         else if (r->network == SANDBOX_NETWORK_DENY)
             sbx_warn(warning, warning_size,
                      "%s; a network-denied command can still ptrace same-user processes "
@@ -211,7 +235,7 @@ int sbx_landlock_plan_build(const sbx_resolved *r, int abi, const char *why,
     if (fs == 0)
         return SANDBOX_OK; /* network only: a ruleset with no path rules */
 
-    cap = r->n_roots + 4 + N_DEV_ENTRIES;
+    cap = r->n_roots + 4 + N_DEV_ENTRIES + r->n_reads;
     p->rules = calloc(cap, sizeof *p->rules);
     if (!p->rules)
         return sbx_fail(err, SANDBOX_E_NOMEM, 0, "out of memory while planning Landlock rules");
@@ -226,6 +250,17 @@ int sbx_landlock_plan_build(const sbx_resolved *r, int abi, const char *why,
                 add_rule(p, r->roots[i].path, sbx_root_kind_name(r->roots[i].kind),
                          fs & LL_NO_DEVICE_NODES, fs & SBX_LL_FS_FILE_RIGHTS, 0)->root =
                     r->roots[i].shared ? 2 : 1;
+        }
+        /* Read roots: read (and maybe run), never write. */
+        for (i = 0; i < r->n_reads && (fs & LL_READS); i++) {
+            const struct sbx_read_root *rd = &r->reads[i];
+            uint64_t x = (rd->flags & SBX_READ_EXEC) ? SBX_LL_FS_EXECUTE : 0;
+            struct sbx_landlock_rule *rule =
+                add_rule(p, rd->path, rd->why, fs & (SBX_LL_FS_READ_FILE | SBX_LL_FS_READ_DIR | x),
+                         fs & (SBX_LL_FS_READ_FILE | x), 0);
+            rule->root = rd->fixed ? 0 : 1;
+            rule->system = rd->fixed;
+            rule->others = (rd->flags & SBX_READ_OTHERS) != 0;
         }
     } else if (r->filesystem == SANDBOX_FS_READ_ONLY) {
         /* O_TRUNC on these needs no TRUNCATE right: read-only does not handle it. */
@@ -310,13 +345,15 @@ static void explain_json(const struct sbx_landlock_plan *p, const char *abi_note
             sbx_buf_add(out, ",\"only_if\":");
             sbx_buf_json_str(out, rule->gate);
         }
+        if (rule->others)
+            sbx_buf_add(out, ",\"root_reads_world_readable_only\":true");
         sbx_buf_add(out, "}");
     }
     sbx_buf_add(out, "]");
     if (p->terminal) {
         sbx_buf_add(out, p->terminal == SBX_LL_TERMINAL_REQUIRED ? ",\"terminal\":"
                                                                   : ",\"terminal_outside_pts\":");
-        sbx_landlock_rights_names(0, sbx_landlock_terminal_rights(p->abi) & p->handled.fs, 1,
+        sbx_landlock_rights_names(0, (sbx_landlock_terminal_rights(p->abi) | SBX_LL_FS_READ_FILE) & p->handled.fs, 1,
                                   out);
     }
     if (note) {
@@ -349,10 +386,11 @@ static void explain_text(const struct sbx_landlock_plan *p, const char *abi_note
     }
     for (i = 0; i < p->n_rules; i++) {
         const struct sbx_landlock_rule *rule = &p->rules[i];
-        sbx_buf_printf(out, "    allow %s %s (%s%s%s%s): ",
+        sbx_buf_printf(out, "    allow %s %s (%s%s%s%s%s): ",
                        rule->dir_rights ? "beneath" : "device", rule->path, rule->label,
                        rule->mandatory ? "" : ", skipped if missing",
-                       rule->gate ? ", only if " : "", rule->gate ? rule->gate : "");
+                       rule->gate ? ", only if " : "", rule->gate ? rule->gate : "",
+                       rule->others ? "; for root only what every account may read" : "");
         if (rule->dir_rights) {
             sbx_landlock_rights_names(0, rule->dir_rights, 0, out);
             if (rule->file_rights && rule->file_rights != rule->dir_rights) {
@@ -368,7 +406,7 @@ static void explain_text(const struct sbx_landlock_plan *p, const char *abi_note
         sbx_buf_add(out, p->terminal == SBX_LL_TERMINAL_REQUIRED
                              ? "    allow the terminal on fds 0-2 and /dev/tty, when attached: "
                              : "    allow the terminal on fds 0-2, when outside /dev/pts: ");
-        sbx_landlock_rights_names(0, sbx_landlock_terminal_rights(p->abi) & p->handled.fs, 0,
+        sbx_landlock_rights_names(0, (sbx_landlock_terminal_rights(p->abi) | SBX_LL_FS_READ_FILE) & p->handled.fs, 0,
                                   out);
         sbx_buf_add(out, "\n");
     }

@@ -18,6 +18,27 @@ struct sbx_bpf_insn {
     uint32_t k;
 };
 
+/* Privileged AF_UNIX sockets to close (src/linux/unixep.c). */
+struct sbx_unix_ep {
+    char *path;       /* as listed */
+    char *real;       /* its real path: what the mask covers */
+    const char *what; /* static: whose socket it is */
+    int named;        /* the host named it (--deny-unix): never left open */
+};
+/* A folder between a listed socket and the writable root it lies in: bound
+ * onto itself so that no run can rename it (a mount point: EBUSY) and leave
+ * the next run's list pointing at nothing. */
+struct sbx_unix_pin {
+    char *path;
+    int named; /* on the way to a socket the host named: never skipped */
+};
+struct sbx_unix_list {
+    struct sbx_unix_ep *e;
+    size_t n;
+    struct sbx_unix_pin *pin; /* deepest first */
+    size_t n_pin;
+};
+
 /* Everything apply needs, built before it runs. */
 struct sbx_linux_plan {
     int ruleset_fd;                 /* Landlock ruleset, -1 when there is none */
@@ -27,11 +48,44 @@ struct sbx_linux_plan {
     unsigned short bpf_len;
     struct sbx_mask_plan *mask;     /* protected paths (mask.c), NULL when none */
     struct sbx_guard *guard;        /* the creation guard (guard.c), NULL when off */
-    const struct sbx_bpf_insn *guard_bpf; /* its program (create-notify) */
-    unsigned short guard_bpf_len;
     const struct sbx_bpf_insn *userns_bpf; /* no-userns, stacked; NULL when not asked */
     unsigned short userns_bpf_len;
-    int rootfs; /* 1: root's private mount namespace (rootfs.c) */
+    int rootfs; /* root's private mount namespace (rootfs.c): enum sbx_rootfs, 0 none */
+    /* With rootfs: the privileged sockets apply covers in root's namespace
+     * (root keeps its DAC capabilities there; without rootfs the masks'
+     * user namespace covers them, mask.c). */
+    struct sbx_unix_list unix_eps;
+    /* What apply grants Landlock once the namespace steps have made it (its
+     * inodes are new, so no rule made before the fork can name them):
+     * enum sbx_dev_grant, with dev_rights. A plan shared by several
+     * commands must not carry it: apply adds the rule to plan->ruleset_fd
+     * (sbx_linux_plan_for_command gives each command a ruleset). */
+    int dev_grant;
+    uint64_t dev_rights;
+    int own_ruleset; /* 1: ruleset_fd belongs to this command's copy of a plan */
+    /* A supervised run (supervisor.h): the main program without the
+     * recorded refusals, and the listener's program; NULL when there is
+     * none. How a recorded refusal is answered. */
+    const struct sbx_bpf_insn *sup_bpf;
+    unsigned short sup_bpf_len;
+    const struct sbx_bpf_insn *lsn_bpf;
+    unsigned short lsn_bpf_len;
+    int deny_action; /* enum sandbox_deny_action */
+    int nosock;      /* read-only: a local socket is refused too (EPERM) */
+    /* Set per run, never in a shared plan: NULL takes the exec path (one
+     * exec, no process stays); else the run is supervised with these. */
+    const struct sbx_sup_opts *sup;
+    int unconfined; /* with sup: an all-off policy, supervised for its lifecycle only */
+};
+
+/* Root's namespace: its /dev's device nodes made anew (mknod), or bound
+ * from the host's where Landlock rules made before the fork name them. */
+enum sbx_rootfs { SBX_ROOTFS_NONE = 0, SBX_ROOTFS_NODES = 1, SBX_ROOTFS_BIND_NODES = 2 };
+/* The rule apply adds after the namespace steps. */
+enum sbx_dev_grant {
+    SBX_DEV_GRANT_NONE = 0,
+    SBX_DEV_GRANT_DEV = 1, /* root's new /dev (a tmpfs), its devpts included */
+    SBX_DEV_GRANT_PTS = 2  /* the masks' devpts instance on /dev/pts */
 };
 
 /* The steps of apply, in order. Reported (with errno) when one fails. */
@@ -48,7 +102,11 @@ enum sbx_step {
     /* An inherited descriptor that would reach the host's mounts from the
      * private namespace; "errno" is its number (sbx_fds_check). */
     SBX_STEP_FD_DIR = 9,
-    SBX_STEP_FD_PATH = 10
+    SBX_STEP_FD_PATH = 10,
+    SBX_STEP_FD_FILE = 11, /* a file the namespace hides or makes read-only */
+    SBX_STEP_SUPERVISOR = 12, /* a supervised run without the guard: fork, listener */
+    SBX_STEP_LIMITS = 13,     /* the run's cgroup and rlimits (reslimits.c) */
+    SBX_STEP_FD_DEV = 14      /* a block device inherited open: reopened on the host's /dev */
 };
 
 /* Build the plan. On success the caller owns plan->ruleset_fd (release with
@@ -73,6 +131,14 @@ int sbx_linux_apply(const struct sbx_linux_plan *plan, int *sys_errno);
  * creation guard forks with the raw system call, running no atfork handler. */
 int sbx_linux_apply_spawned(const struct sbx_linux_plan *plan, int *sys_errno);
 
+/* For one command of a plan shared by several (sandbox_spawn): `run` is a
+ * copy of the shared plan; when apply will add a rule to its ruleset (a
+ * private devpts instance), give it a ruleset of its own, so the shared one
+ * never grows. Release with sbx_linux_plan_for_command_done. */
+int sbx_linux_plan_for_command(const sbx_resolved *r, struct sbx_linux_plan *run,
+                               sandbox_error *err);
+void sbx_linux_plan_for_command_done(struct sbx_linux_plan *run);
+
 /* Turn a failed step into an error a person can act on. */
 int sbx_linux_step_error(int step, int sys_errno, sandbox_error *err);
 
@@ -89,6 +155,10 @@ int sbx_seccomp_available(char *detail, size_t detail_size);
 
 /* The no-userns program when the policy refuses user namespaces outside
  * read-only mode (whose own program refuses them); NULL otherwise. */
+/* The no-userns program whatever the policy (a run whose cgroup must hold
+ * a confined command: clone3 ENOSYS). */
+int sbx_seccomp_no_userns(const struct sbx_bpf_insn **bpf, unsigned short *len,
+                          sandbox_error *err);
 int sbx_seccomp_select_userns(const sbx_resolved *r, const struct sbx_bpf_insn **bpf,
                               unsigned short *len, sandbox_error *err);
 
@@ -100,13 +170,30 @@ int sbx_rootfs_wanted(uint64_t drop_caps);
  * and /sys are read-only already (a warning says /dev is not narrowed);
  * SANDBOX_E_UNSUPPORTED (negative) when neither. */
 int sbx_rootfs_check(char *warning, size_t warning_size, sandbox_error *err);
-/* Enter the namespace and narrow it. Async-signal-safe. 0, or -1 with
+/* Enter the namespace and narrow it; `bind_nodes`: bind the host's device
+ * nodes instead of making them. Async-signal-safe. 0, or -1 with
  * *sys_errno set. */
-int sbx_rootfs_apply(int *sys_errno);
+int sbx_rootfs_apply(int bind_nodes, int *sys_errno);
+/* In a mount namespace the caller may change (the masks' user namespace):
+ * mount a devpts instance of the command's own over /dev/pts when that is a
+ * devpts, so no other terminal of the host has a name. Async-signal-safe;
+ * 0, or -1 with *sys_errno set. */
+int sbx_rootfs_private_pts(int *sys_errno);
+/* In such a namespace where root's step did not run: every mount nodev but
+ * /dev itself (made a mount of its own if it was not), so a device node
+ * reached through another mount (a bind of the host's /dev elsewhere)
+ * does not open. Skipped where "/" is no mount point. Async-signal-safe;
+ * 0, or -1 with *sys_errno set. */
+int sbx_rootfs_nodev_but_dev(int *sys_errno);
 /* For the self-test: how many block devices in /dev a non-root caller can
  * open for reading (the disk group), the first one's path in `first`. 0 for
  * root, whose commands never see them. */
 int sbx_rootfs_readable_disks(char *first, size_t first_size);
+/* How many macvtap/ipvtap nodes (/dev/tap<digits>, character devices) this
+ * process may open for reading or writing, the first one's path in `first`:
+ * raw frames through plain read/write, which no seccomp rule can tell from a
+ * file. */
+int sbx_rootfs_openable_taps(char *first, size_t first_size);
 
 /* ---- Landlock (src/linux/landlock.c) ---- */
 
@@ -120,6 +207,12 @@ int sbx_landlock_abi(const char **why);
  * then a warning is appended. Read-only mode fails instead. */
 int sbx_landlock_prepare(const sbx_resolved *r, int *ruleset_fd, uint32_t *restrict_flags,
                          char *warning, size_t warning_size, sandbox_error *err);
+
+/* After the namespace steps: grant `rights` beneath what they made (enum
+ * sbx_dev_grant: /dev when it is a tmpfs, /dev/pts when it is a devpts), on
+ * the ruleset about to be enforced. Async-signal-safe; 0, or -1 with
+ * *sys_errno set. */
+int sbx_landlock_grant_dev(int ruleset_fd, int what, uint64_t rights, int *sys_errno);
 
 /* ---- the Landlock plan (src/linux/landlock_rules.c, portable) ---- */
 
@@ -141,7 +234,10 @@ struct sbx_landlock_rule {
     int device;           /* 1: a /dev entry: skipped silently when missing, never a block device */
     const char *gate;     /* added (a '*' path: expanded) only when this exists; NULL: always */
     int root;             /* a writable root: 1, or 2 for the shared /tmp (may hold the home);
-                           * opened without following links and checked by identity */
+                           * opened without following links and checked by identity; a
+                           * read root from the home or the host likewise 1 */
+    int system;           /* an OS tree: skipped silently when this machine lacks it */
+    int others;           /* for root, only what every account may read (landlock.c walks) */
 };
 
 /* When the terminal on fds 0-2 gets a rule of its own. */
@@ -213,6 +309,38 @@ void sbx_caps_explain(const sbx_resolved *r, int json, sbx_buf *out);
  * them (an ordinary user) changes nothing and succeeds. Async-signal-safe.
  * Returns 0 or an errno. */
 int sbx_caps_drop(uint64_t mask);
+/* 1 when the calling thread holds any capability of `mask` in its
+ * effective, permitted or inheritable set (or they cannot be read). */
+int sbx_caps_held(uint64_t mask);
+
+/* ---- privileged AF_UNIX endpoints (src/linux/unixep.c) ---- */
+
+/* The privileged sockets that exist now (the default list, the D-Bus
+ * addresses of the environment, the host's --deny-unix), less the host's
+ * --allow-unix, when writes are confined; an empty list otherwise; with the
+ * folders to pin on their way (l->pin). SANDBOX_E_REFUSED for a socket with
+ * a second name the mask would miss, and for a listed (or allowed) path
+ * whose lookup passes through a name a command could rename or replace. */
+int sbx_unix_endpoints(const sbx_resolved *r, struct sbx_unix_list *l, sandbox_error *err);
+void sbx_unix_list_free(struct sbx_unix_list *l);
+/* Cover each socket of `l` with /dev/null, read-only, nodev, in the
+ * calling process's own mount namespace (root's: rootfs.c). Async-signal-
+ * safe. 0, or -1 with *sys_errno. */
+int sbx_unix_mask_apply(const struct sbx_unix_list *l, int *sys_errno);
+/* Bind each folder of l->pin onto itself (with what is mounted below it,
+ * the masks included), after the masks. Async-signal-safe. 0, or -1 with
+ * *sys_errno. */
+int sbx_unix_pin_apply(const struct sbx_unix_list *l, int *sys_errno);
+/* The endpoints for --explain (text, or a JSON member starting with ','). */
+void sbx_unix_explain(const sbx_resolved *r, int json, sbx_buf *out);
+/* 1 when a D-Bus address of the environment names an abstract socket, its
+ * variable's name into *var: the bus a mask cannot close. */
+int sbx_unix_dbus_abstract(const char **var);
+/* What this machine closes, for --self-test: available when the abstract
+ * scope (Landlock ABI 6) and the masks (`masks_ok`: a namespace can be
+ * made) both hold. */
+int sbx_unix_self_test(int abi, int masks_ok, const char *masks_why, char *detail,
+                       size_t size);
 
 /* ---- protected paths (src/linux/mask.c) ---- */
 
@@ -226,59 +354,91 @@ struct sbx_mask_plan;
     "mode, which creates nothing)"
 #define SBX_LINUX_PROTECT_GAPS                                                                   \
     "existing matches in other roots such as the temp directories, names created by other "    \
-    "processes while the command runs, AF_UNIX socket names, a new .git, descriptors "         \
-    "inherited already open"
+    "processes while the command runs, AF_UNIX socket names, a new .git, hard links outside "  \
+    "the scanned directories (warned), committed copies in git's history (the index is "       \
+    "warned about); inherited descriptors are checked, ones received later are not"
 /* Scan the roots and home for protected paths and record the mounts that
- * hide them. *plan stays NULL when the policy protects nothing. Fails with
- * SANDBOX_E_UNSUPPORTED when this machine cannot give the protection. */
-int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **plan, char *warning,
-                     size_t warning_size, sandbox_error *err);
+ * hide them; with `endpoints`, also the privileged sockets (unixep.c; 0
+ * where root's namespace covers them). *plan stays NULL when there is
+ * nothing to mask. Fails with SANDBOX_E_UNSUPPORTED when this machine
+ * cannot give the protection. */
+int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **plan, int endpoints,
+                     char *warning, size_t warning_size, sandbox_error *err);
 /* SANDBOX_OK when r protects nothing or this machine can give the protection;
  * else SANDBOX_E_UNSUPPORTED saying why (the refusal sbx_mask_prepare gives). */
 int sbx_mask_check(const sbx_resolved *r, sandbox_error *err);
 void sbx_mask_free(struct sbx_mask_plan *plan);
-/* 1 when `path` (len bytes, real) is a write-protected path or an ancestor
- * of one: moving it, or creating it while missing, is refused. */
+/* 1 when `path` (len bytes, real) is a write-protected path, a symlink git
+ * follows on the way to one, or an ancestor of either: moving it, renaming
+ * onto it, or creating it while missing, is refused. */
 int sbx_mask_fixed_under(const struct sbx_mask_plan *plan, const char *path, size_t len);
+/* 1 when `path` (len bytes, real) is at or below a repository the scan
+ * found (a .git, writable or read-only, or a bare one) or another read-only
+ * bind: the guard's repository rule leaves names made there to the mount. */
+/* 1 when a mask (a protected file or directory covered in the namespace)
+ * is `path` or lies below it: such a directory is never renamed, or its
+ * secrets would leave the scanned roots with it (review of the REFER grant). */
+int sbx_mask_masks_under(const struct sbx_mask_plan *plan, const char *path, size_t len);
+int sbx_mask_known_dir(const struct sbx_mask_plan *plan, const char *path, size_t len);
 /* Enter a private user+mount namespace, mount the masks, drop every
  * capability and lock the mounts with a Landlock domain. Async-signal-safe;
  * call after no_new_privs. Returns 0, or -1 with *sys_errno set. NULL: no-op. */
-int sbx_mask_apply(const struct sbx_mask_plan *plan, int *sys_errno);
+int sbx_mask_apply(const struct sbx_mask_plan *plan, int nodev, int *sys_errno);
 /* After entering a private mount namespace (masks, root's rootfs): refuse a
- * descriptor that survives exec and is a directory or O_PATH, since it still
- * names the host's mounts, where nothing is masked or read-only (issue 18).
- * Regular files, pipes, ttys and sockets stay. Async-signal-safe. Returns
- * SBX_STEP_NONE, or SBX_STEP_FD_DIR/_FD_PATH with the fd in *sys_errno. */
-int sbx_fds_check(int *sys_errno);
+ * descriptor that survives exec and is a directory or O_PATH, or a regular
+ * file the namespace masks or makes read-only, since it still names the
+ * host's mounts, where nothing is masked or read-only (issue 18): reopened
+ * through /proc/self/fd it reads the secret or writes .git/config. Files the
+ * view shows as they are, pipes, ttys and sockets stay. `plan` (may be NULL)
+ * names the masked and read-only paths. Async-signal-safe.
+ * Returns SBX_STEP_NONE, or SBX_STEP_FD_DIR/_FD_PATH/_FD_FILE with the fd in
+ * *sys_errno. */
+int sbx_fds_check(const struct sbx_mask_plan *plan, int *sys_errno);
+/* For --explain on this host: what the git index of the project's and the
+ * working directory's repositories tracks that is protected (committed
+ * secrets stay readable through git's object store). Text: a line under the
+ * protected paths; JSON: a "committed_protected" member (leading comma). */
+void sbx_mask_explain_committed(const sbx_resolved *r, int json, sbx_buf *out);
 /* Entries in the plan, split by kind (any pointer may be NULL). */
 size_t sbx_mask_count(const struct sbx_mask_plan *plan, size_t *files, size_t *dirs,
                       size_t *readonly);
+/* Entry i of the plan: its path (NULL past the end), kind (enum mask_how)
+ * and whether it is a bare repository. For tests that compare two plans. */
+const char *sbx_mask_entry(const struct sbx_mask_plan *plan, size_t i, int *how, int *bare);
 /* 1 when this machine can give protected paths; detail says what or why not. */
 int sbx_mask_available(char *detail, size_t detail_size);
 
 /* ---- the creation guard (src/linux/guard.c) ---- */
 
 struct sbx_guard;
+struct sbx_sup_opts; /* src/linux/supervisor.h */
 /* When r wants the guard (sbx_sc_guard_wanted): check this machine can give
- * it (SANDBOX_E_UNSUPPORTED naming why), copy the patterns and pick the
- * program into plan->guard, guard_bpf, guard_bpf_len. Else leave them empty. */
+ * it (SANDBOX_E_UNSUPPORTED naming why) and copy the patterns into
+ * plan->guard. Else leave it NULL. */
 int sbx_guard_prepare(const sbx_resolved *r, struct sbx_linux_plan *plan, sandbox_error *err);
 void sbx_guard_free(struct sbx_guard *guard);
 /* 1 when the kernel can run the guard; detail says what or why not. */
 int sbx_guard_available(char *detail, size_t detail_size);
-/* Called by apply after Landlock, instead of loading the main program: fork.
- * Returns SBX_STEP_NONE in the child, which has both programs loaded and
- * goes on to exec the command. The parent becomes the guard and never
- * returns, unless the child failed: then it returns the failed step with
- * *sys_errno (the child is reaped; nothing ran). Async-signal-safe;
- * `raw_fork` as in sbx_linux_apply_spawned. */
-int sbx_guard_start(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno);
+
+/* ---- supervised runs (src/linux/supervisor.c) ---- */
+
+/* The programs of a supervised run for r (sbx_sc_supervised_variant,
+ * sbx_sc_notify_variant) into plan->sup_bpf and plan->lsn_bpf. */
+int sbx_seccomp_select_supervised(const sbx_resolved *r, int guard, struct sbx_linux_plan *plan,
+                                  sandbox_error *err);
+/* 1 when this kernel can supervise a run: seccomp user notification, and
+ * (or a warning says the command could signal its supervisor) Landlock's
+ * signal scoping; detail says what or why not. */
+int sbx_supervisor_available(char *detail, size_t detail_size);
 
 /* ---- explain helpers (portable) ---- */
 void sbx_seccomp_explain(const sbx_resolved *r, int json, sbx_buf *out);
 /* The creation guard's program: "null" (JSON) or nothing when it is off. */
 void sbx_seccomp_explain_guard(const sbx_resolved *r, int json, sbx_buf *out);
 void sbx_seccomp_explain_userns(const sbx_resolved *r, int json, sbx_buf *out);
+/* A supervised run's programs and the refusals it records; "null" (JSON)
+ * when the policy has no seccomp program. */
+void sbx_seccomp_explain_supervised(const sbx_resolved *r, int json, sbx_buf *out);
 void sbx_landlock_explain(const sbx_resolved *r, int json, sbx_buf *out);
 
 /* Call visit(fd, ctx) for each open descriptor from `from` up, stopping at

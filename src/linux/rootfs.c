@@ -9,10 +9,17 @@
  *   - /proc/sysrq-trigger and every top-level directory of /proc that is
  *     not a process's (sys, irq, bus, fs, acpi, driver, tty...) bound
  *     read-only, /sys made read-only with everything mounted beneath it;
- *   - /dev replaced by a small tmpfs holding bind mounts of the character
- *     devices commands use (the same inodes, so the Landlock rules made
- *     before the fork still match), /dev/pts, /dev/shm and /dev/mqueue, and
+ *   - /dev replaced by a small tmpfs holding the character devices commands
+ *     use (nodes of its own, made with the host's numbers, mode and owner;
+ *     in read-only mode bind mounts of the host's, whose inodes the Landlock
+ *     rules made before the fork name), /dev/shm and /dev/mqueue, a devpts
+ *     instance of its own (no other terminal of the host is reachable), and
  *     the usual symlinks: no block device, loop-control, tun, fuse or mem.
+ *     The backend grants the new /dev to Landlock once it exists;
+ *   - every mount but the new /dev nodev (nodev_from_root): a device node
+ *     reached any other way (a bind of the host's /dev elsewhere, a node
+ *     mknod'd in a chroot) does not open;
+ *   - the working directory entered again by path, through the new mounts.
  * Mounts copied into any namespace the command creates later are locked
  * (the kernel refuses to unmount or re-enable them), a new proc or sysfs is
  * refused as "too revealing", and the capabilities to remount are dropped
@@ -23,15 +30,19 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/capability.h>
+#include <linux/stat.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #ifndef SYS_open_tree
@@ -55,15 +66,34 @@
 #ifndef MOUNT_ATTR_RDONLY
 #  define MOUNT_ATTR_RDONLY 0x00000001
 #endif
+#ifndef MOUNT_ATTR_NODEV
+#  define MOUNT_ATTR_NODEV 0x00000004
+#endif
+#ifndef STATX_ATTR_MOUNT_ROOT
+#  define STATX_ATTR_MOUNT_ROOT 0x00002000
+#endif
+
+#ifndef DEVPTS_SUPER_MAGIC
+#  define DEVPTS_SUPER_MAGIC 0x1cd1
+#endif
 
 /* struct mount_attr: attr_set, attr_clr, propagation, userns_fd. */
 #define SBX_MOUNT_ATTR_READ_ONLY {MOUNT_ATTR_RDONLY, 0, 0, 0}
+#define SBX_MOUNT_ATTR_NODEV {MOUNT_ATTR_NODEV, 0, 0, 0}
+#define SBX_MOUNT_ATTR_DEV {0, MOUNT_ATTR_NODEV, 0, 0}
 
 /* What the new /dev holds. Character devices and directories of them only;
  * kvm, dri and the NVIDIA nodes are there when the machine has them. A tree
- * that is a mount point (pts, shm, mqueue) is moved, not copied: fewer
- * mounts to make and to tear down at exit. */
-enum { DEV_NODE, DEV_TREE, DEV_NVIDIA /* looked for only after nvidiactl */ };
+ * that is a mount point (shm, mqueue) is moved, not copied: fewer mounts to
+ * make and to tear down at exit. pts is not among them: the host's devpts
+ * holds every terminal of the user (a tmux pane, another window), so the
+ * command gets a devpts instance of its own (private_pts). */
+enum {
+    DEV_NODE,
+    DEV_TREE,       /* scratch space (shm, mqueue): stays nodev */
+    DEV_TREE_NODES, /* a directory of device nodes (dri): device access kept */
+    DEV_NVIDIA      /* looked for only after nvidiactl */
+};
 static const struct {
     const char *name;
     int kind;
@@ -72,15 +102,16 @@ static const struct {
     {"random", DEV_NODE}, {"urandom", DEV_NODE},  {"tty", DEV_NODE},
     {"kvm", DEV_NODE},    {"nvidiactl", DEV_NODE}, {"nvidia-uvm", DEV_NVIDIA},
     {"nvidia-uvm-tools", DEV_NVIDIA}, {"nvidia-modeset", DEV_NVIDIA},
-    {"pts", DEV_TREE},    {"shm", DEV_TREE},      {"mqueue", DEV_TREE},
-    {"dri", DEV_TREE},
+    {"shm", DEV_TREE},    {"mqueue", DEV_TREE},
+    {"dri", DEV_TREE_NODES},
 };
 #define N_DEV_BINDS (sizeof dev_binds / sizeof dev_binds[0])
 /* nvidia0, nvidia1...: found by name, as the Landlock device list does. */
 #define MAX_GPUS 16
 
 static const char *const dev_links[][2] = {
-    /* A bound ptmx node would look for "pts" beside its old dentry. */
+    /* The new instance's own multiplexer: a bound host ptmx node would look
+     * for "pts" beside its old dentry and allocate in the host's instance. */
     {"ptmx", "pts/ptmx"},
     {"fd", "/proc/self/fd"},
     {"stdin", "/proc/self/fd/0"},
@@ -163,7 +194,6 @@ static int bind_read_only(const char *path, int *sys_errno)
 
 struct gpus {
     char name[MAX_GPUS][16];
-    int fd[MAX_GPUS];
     size_t n;
 };
 
@@ -198,39 +228,131 @@ static void find_gpus(struct gpus *g)
     close(dir);
 }
 
-static int narrow_dev(int *sys_errno)
+/* A devpts instance of the command's own on /dev/pts: the ptys it opens
+ * through /dev/ptmx are its own, numbered from 0, and none of the host's
+ * (other terminal windows, tmux panes: OSC 52 sets their clipboard, a fake
+ * prompt can be drawn, their keystrokes read) has a name here. The command's
+ * inherited terminal stays usable through its descriptors and /dev/tty, but
+ * ttyname() finds no name for it (`tty` says "not a tty"). A kernel without
+ * Unix98 ptys (ENODEV) has none to hide. */
+static int mount_pts(const char *options, int *sys_errno)
 {
-    int trees[N_DEV_BINDS], old, newdev, rc = -1, nvidia = 0;
-    struct gpus g;
-    size_t i, k;
+    *sys_errno = 0;
+    if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, options) == 0 ||
+        errno == ENODEV)
+        return 0;
+    return fail(sys_errno);
+}
 
-    for (i = 0; i < N_DEV_BINDS; i++)
+int sbx_rootfs_private_pts(int *sys_errno)
+{
+    struct statfs st;
+
+    /* Only over a devpts: where /dev/pts is something else (or absent),
+     * there is no host terminal there to hide. No gid= option: a user
+     * namespace maps only the caller's own group. */
+    *sys_errno = 0;
+    if (statfs("/dev/pts", &st) != 0 || st.f_type != DEVPTS_SUPER_MAGIC)
+        return 0;
+    return mount_pts("newinstance,ptmxmode=0666,mode=0620", sys_errno);
+}
+
+/* Device access back on one mount (a descriptor from open_tree): only on
+ * what the new /dev is meant to hold. EPERM: the host's mount was nodev
+ * already and that is locked here (a user namespace); it stays so, which
+ * only ever takes access away. */
+static int allow_devices(int tree)
+{
+    uint64_t attr[4] = SBX_MOUNT_ATTR_DEV;
+    return syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, attr, sizeof attr) == 0 ||
+                   errno == EPERM
+               ? 0
+               : -1;
+}
+
+/* One character device of the new /dev, `st` being the host's node: a node
+ * of its own (mknod, the same device number, mode and owner: no mount to
+ * make, nor to tear down at exit), or a bind of the host's node where the
+ * inode matters (read-only mode, whose Landlock rules, made before the
+ * fork, name the host's null, zero, full and tty) or mknod is refused (a
+ * user namespace, a device cgroup). The caller set the umask to 0. */
+static int put_node(int old, int newdev, const char *name, const struct stat *st, int bind,
+                    int *sys_errno)
+{
+    int tree;
+
+    if (!bind) {
+        if (mknodat(newdev, name, S_IFCHR | (st->st_mode & 0777), st->st_rdev) == 0)
+            return (st->st_uid == geteuid() && st->st_gid == getegid()) ||
+                           fchownat(newdev, name, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW) == 0
+                       ? 0
+                       : fail(sys_errno);
+        if (errno != EPERM)
+            return fail(sys_errno);
+    }
+    /* Through the descriptor of the old /dev, which the tmpfs covers now. */
+    tree = (int)syscall(SYS_open_tree, old, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (tree < 0)
+        return fail(sys_errno);
+    /* The clone has the old /dev's flags, nodev since nodev_everywhere:
+     * this node is one the command is meant to open. */
+    if (allow_devices(tree) != 0 || mknodat(newdev, name, S_IFREG | 0600, 0) != 0 ||
+        syscall(SYS_move_mount, tree, "", newdev, name, MOVE_MOUNT_F_EMPTY_PATH) != 0) {
+        fail(sys_errno);
+        close(tree);
+        return -1;
+    }
+    close(tree);
+    return 0;
+}
+
+static int narrow_dev(int bind_nodes, int *sys_errno)
+{
+    int trees[N_DEV_BINDS], old, newdev = -1, rc = -1, nvidia = 0, ok = 1;
+    struct stat nodes[N_DEV_BINDS], gst[MAX_GPUS];
+    struct gpus g;
+    mode_t mask;
+    size_t i;
+
+    for (i = 0; i < N_DEV_BINDS; i++) {
         trees[i] = -1;
+        nodes[i].st_mode = 0; /* not a character device: left out */
+    }
     g.n = 0;
     old = open("/dev", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (old < 0)
         return errno == ENOENT ? 0 : fail(sys_errno);
-    /* Before the tmpfs covers /dev, when the old nodes still have a path:
-     * a clone of each node; a handle on each tree, moved or cloned below. */
+    /* Before the tmpfs covers /dev, while the old entries still have a
+     * path: each node's type, mode and owner; a handle on each tree, moved
+     * or copied below. Anything but a character device is left out. */
     for (i = 0; i < N_DEV_BINDS; i++) {
-        if (dev_binds[i].kind == DEV_NVIDIA && g.n == 0 && !nvidia)
+        if (dev_binds[i].kind == DEV_NVIDIA && !nvidia)
             continue;
-        trees[i] = (int)syscall(SYS_open_tree, old, dev_binds[i].name,
-                                OPEN_TREE_CLOEXEC |
-                                    (dev_binds[i].kind == DEV_TREE ? 0 : OPEN_TREE_CLONE));
+        if (dev_binds[i].kind != DEV_TREE && dev_binds[i].kind != DEV_TREE_NODES) {
+            if (fstatat(old, dev_binds[i].name, &nodes[i], AT_SYMLINK_NOFOLLOW) != 0) {
+                if (errno != ENOENT && errno != ENOTDIR) {
+                    fail(sys_errno);
+                    goto out;
+                }
+                nodes[i].st_mode = 0;
+                continue;
+            }
+            if (S_ISCHR(nodes[i].st_mode) && strcmp(dev_binds[i].name, "nvidiactl") == 0) {
+                nvidia = 1;
+                find_gpus(&g);
+            }
+            continue;
+        }
+        trees[i] = (int)syscall(SYS_open_tree, old, dev_binds[i].name, OPEN_TREE_CLOEXEC);
         if (trees[i] < 0 && errno != ENOENT && errno != ENOTDIR) {
             fail(sys_errno);
             goto out;
         }
-        if (trees[i] >= 0 && strcmp(dev_binds[i].name, "nvidiactl") == 0) {
-            nvidia = 1;
-            find_gpus(&g);
-            for (k = 0; k < g.n; k++)
-                g.fd[k] = (int)syscall(SYS_open_tree, old, g.name[k],
-                                       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-        }
     }
-    /* nosuid, noexec; not nodev: the binds beneath are the devices. */
+    for (i = 0; i < g.n; i++)
+        if (fstatat(old, g.name[i], &gst[i], AT_SYMLINK_NOFOLLOW) != 0)
+            gst[i].st_mode = 0;
+    /* nosuid, noexec; not nodev: the nodes are the devices. */
     if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=16k,nr_inodes=64") !=
         0) {
         fail(sys_errno);
@@ -241,54 +363,70 @@ static int narrow_dev(int *sys_errno)
         fail(sys_errno);
         goto out;
     }
+    /* The host's modes as they are (null 0666, kvm 0660...), not the umask's. */
+    mask = umask(0);
+    for (i = 0; ok && i < N_DEV_BINDS; i++)
+        if (S_ISCHR(nodes[i].st_mode))
+            ok = put_node(old, newdev, dev_binds[i].name, &nodes[i], bind_nodes, sys_errno) == 0;
+    for (i = 0; ok && i < g.n; i++)
+        if (S_ISCHR(gst[i].st_mode))
+            ok = put_node(old, newdev, g.name[i], &gst[i], bind_nodes, sys_errno) == 0;
+    umask(mask);
+    if (!ok)
+        goto out;
     for (i = 0; i < N_DEV_BINDS; i++) {
-        int made;
         if (trees[i] < 0)
             continue;
-        /* The mount point: an empty file or directory of the tmpfs. */
-        made = dev_binds[i].kind == DEV_TREE ? mkdirat(newdev, dev_binds[i].name, 0755)
-                                             : mknodat(newdev, dev_binds[i].name, S_IFREG | 0600, 0);
-        if (made == 0 && dev_binds[i].kind == DEV_TREE &&
-            syscall(SYS_move_mount, trees[i], "", newdev, dev_binds[i].name,
-                    MOVE_MOUNT_F_EMPTY_PATH) == 0)
-            continue; /* a mount point: moved */
-        if (made == 0 && dev_binds[i].kind == DEV_TREE) {
+        /* The mount point: an empty directory of the tmpfs. */
+        if (mkdirat(newdev, dev_binds[i].name, 0755) != 0) {
+            fail(sys_errno);
+            goto out;
+        }
+        if (syscall(SYS_move_mount, trees[i], "", newdev, dev_binds[i].name,
+                    MOVE_MOUNT_F_EMPTY_PATH) == 0) {
+            /* A mount point: moved, with the nodev nodev_everywhere gave it. */
+            if (dev_binds[i].kind == DEV_TREE_NODES && allow_devices(trees[i]) != 0) {
+                fail(sys_errno);
+                goto out;
+            }
+            continue;
+        }
+        {
             /* EINVAL: a plain directory of the old /dev; copy it instead. */
             int tree = (int)syscall(SYS_open_tree, trees[i], "",
                                     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
                                         AT_RECURSIVE);
             if (tree < 0) {
                 fail(sys_errno);
-                close(newdev);
                 goto out;
             }
             close(trees[i]);
             trees[i] = tree;
+            if (dev_binds[i].kind == DEV_TREE_NODES && allow_devices(tree) != 0) {
+                fail(sys_errno);
+                goto out;
+            }
         }
-        if (made != 0 || syscall(SYS_move_mount, trees[i], "", newdev, dev_binds[i].name,
-                                 MOVE_MOUNT_F_EMPTY_PATH) != 0) {
+        if (syscall(SYS_move_mount, trees[i], "", newdev, dev_binds[i].name,
+                    MOVE_MOUNT_F_EMPTY_PATH) != 0) {
             fail(sys_errno);
-            close(newdev);
-            goto out;
-        }
-    }
-    for (i = 0; i < g.n; i++) {
-        if (g.fd[i] < 0)
-            continue;
-        if (mknodat(newdev, g.name[i], S_IFREG | 0600, 0) != 0 ||
-            syscall(SYS_move_mount, g.fd[i], "", newdev, g.name[i], MOVE_MOUNT_F_EMPTY_PATH) != 0) {
-            fail(sys_errno);
-            close(newdev);
             goto out;
         }
     }
     for (i = 0; i < sizeof dev_links / sizeof dev_links[0]; i++)
         if (symlinkat(dev_links[i][1], newdev, dev_links[i][0]) != 0) {
             fail(sys_errno);
-            close(newdev);
             goto out;
         }
-    close(newdev);
+    /* gid 5 is tty, as the host's devpts has it; a user namespace (root in
+     * a rootless container) that does not map it refuses the option. */
+    if (mkdirat(newdev, "pts", 0755) != 0 ||
+        (mount_pts("newinstance,ptmxmode=0666,mode=0620,gid=5", sys_errno) != 0 &&
+         (*sys_errno != EINVAL || mount_pts("newinstance,ptmxmode=0666,mode=0620", sys_errno) != 0))) {
+        if (*sys_errno == 0)
+            fail(sys_errno);
+        goto out;
+    }
     /* Read-only: nothing new appears in /dev (device nodes stay usable). */
     if (mount(NULL, "/dev", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) != 0) {
         fail(sys_errno);
@@ -299,9 +437,8 @@ out:
     for (i = 0; i < N_DEV_BINDS; i++)
         if (trees[i] >= 0)
             close(trees[i]);
-    for (i = 0; i < g.n; i++)
-        if (g.fd[i] >= 0)
-            close(g.fd[i]);
+    if (newdev >= 0)
+        close(newdev);
     close(old);
     return rc;
 }
@@ -309,16 +446,23 @@ out:
 /* Every top-level directory of /proc but the processes' (digits, self,
  * thread-self: the command's own files, uid_map included, stay writable):
  * sys, irq (smp_affinity), bus (PCI config space), fs, acpi, driver, tty and
- * whatever a kernel adds later. Found by name, so a new one is covered. */
+ * whatever a kernel adds later. Found by name, so a new one is covered.
+ * The listing stops at the first process: the kernel lists every other
+ * entry before them (fs/proc/root.c, proc_root_readdir: proc_readdir, then
+ * proc_pid_readdir, which starts with self and thread-self), and listing
+ * the processes builds an inode for each, most of the step's cost on a
+ * busy machine. */
 static int proc_dirs_read_only(int *sys_errno)
 {
-    char buf[2048], path[64];
+    /* 2048: about the other entries' size, so the call that reaches the
+     * processes lists few of them (6 µs here against 40 for them all). */
+    char buf[2048], path[sizeof "/proc/" + NAME_MAX];
     long got;
-    int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC), done = 0;
 
     if (dir < 0)
         return errno == ENOENT ? 0 : fail(sys_errno);
-    while ((got = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
+    while (!done && (got = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
         long at = 0;
         while (at < got) {
             /* struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name */
@@ -331,6 +475,10 @@ static int proc_dirs_read_only(int *sys_errno)
                        len + sizeof "/proc/" > sizeof path;
             memcpy(&reclen, buf + at + 16, sizeof reclen);
             at += reclen;
+            if (name[0] >= '0' && name[0] <= '9') {
+                done = 1;
+                break;
+            }
             for (i = 0; !skip && i < sizeof proc_rw / sizeof proc_rw[0]; i++)
                 skip = strcmp(name, proc_rw[i]) == 0;
             if (skip)
@@ -343,7 +491,7 @@ static int proc_dirs_read_only(int *sys_errno)
             }
         }
     }
-    if (got < 0) {
+    if (!done && got < 0) {
         fail(sys_errno);
         close(dir);
         return -1;
@@ -352,16 +500,152 @@ static int proc_dirs_read_only(int *sys_errno)
     return 0;
 }
 
-int sbx_rootfs_apply(int *sys_errno)
+/* Every mount from "/" down nodev: a block device or another terminal's
+ * pty reached through a second mount of the host's /dev (`mount --rbind
+ * /dev chroot/dev`, as arch-chroot, schroot and pbuilder make), or a node
+ * mknod'd in a chroot before the launch, no longer opens (EACCES), whatever
+ * its mode and whatever Landlock allows (reads are not Landlock's in most
+ * modes, and uid 0 passes every mode check). The new /dev, made after
+ * this, is the one mount where devices open: its tmpfs and devpts are new
+ * mounts, and the few binds of the host's nodes get device access back
+ * (allow_devices). A mount the host makes later and that propagates here
+ * arrives without nodev (docs/threat-model.md). */
+static int nodev_from_root(int *sys_errno)
+{
+    uint64_t attr[4] = SBX_MOUNT_ATTR_NODEV;
+    return syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, attr, sizeof attr) == 0
+               ? 0
+               : fail(sys_errno);
+}
+
+/* Where "." is: its mount and inode. */
+static int here(struct statx *st)
+{
+    return (int)syscall(SYS_statx, AT_FDCWD, ".", AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID,
+                        st);
+}
+
+/* A chroot into a plain directory: "/" is no mount point, so the propagation
+ * of the mount that holds it cannot be changed through "/" (EINVAL), and
+ * that mount, shared with the host's on most systems, would carry every
+ * mount made below back into the host's namespace (a tmpfs over the
+ * chroot's /dev, seen by the host, outliving the command). This namespace
+ * is the launcher's alone and it still holds CAP_SYS_CHROOT: step out to
+ * the namespace's own root (chroot into a subdirectory, then ".." past the
+ * old root until ".." stays on the same mount and inode), make every mount
+ * a slave from there, and come back through descriptors taken first. The
+ * command runs only after the return; any failure is the step's error. */
+static int slave_from_namespace_root(int *sys_errno)
+{
+    static const char *const below[] = {"proc", "dev", "sys"};
+    const char *sub = NULL;
+    struct statx a, b;
+    struct stat st;
+    int root, cwd, i, rc = -1;
+    size_t k;
+
+    root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        return fail(sys_errno);
+    cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (cwd < 0) {
+        fail(sys_errno);
+        close(root);
+        return -1;
+    }
+    /* A directory below "/" to step out through: one of those the mounts
+     * below go on (links followed, as the mounts will follow them). Not
+     * just any: an automount point would be triggered. None of them: no
+     * mount will be made, so nothing can propagate. */
+    for (k = 0; !sub && k < sizeof below / sizeof below[0]; k++)
+        if (fstatat(root, below[k], &st, 0) == 0 && S_ISDIR(st.st_mode))
+            sub = below[k];
+    if (!sub) {
+        /* No way out that triggers nothing: and without one the mount that
+         * holds this root cannot be made nodev, so a node mknod'd here
+         * would open. Refused rather than run with the disks reachable. */
+        errno = ENOTDIR;
+        fail(sys_errno);
+        goto out;
+    }
+    if (fchdir(root) != 0 || chroot(sub) != 0) {
+        fail(sys_errno);
+        goto out;
+    }
+    /* The working directory is now above the root: ".." is not stopped. */
+    for (i = 0;; i++) {
+        if (i == 4096 || here(&a) != 0 || chdir("..") != 0 || here(&b) != 0) {
+            if (i == 4096)
+                errno = ELOOP;
+            fail(sys_errno);
+            goto back;
+        }
+        if (a.stx_mnt_id == b.stx_mnt_id && a.stx_ino == b.stx_ino &&
+            a.stx_dev_major == b.stx_dev_major && a.stx_dev_minor == b.stx_dev_minor)
+            break;
+    }
+    if (chroot(".") != 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0) {
+        fail(sys_errno);
+        goto back;
+    }
+    /* From the namespace's root: the chroot's mounts and the one holding it. */
+    if (nodev_from_root(sys_errno) != 0)
+        goto back;
+    rc = 0;
+back:
+    /* Back into the chroot, whatever happened: the same mount and directory. */
+    if ((fchdir(root) != 0 || chroot(".") != 0) && rc == 0)
+        rc = fail(sys_errno);
+out:
+    if (fchdir(cwd) != 0 && rc == 0)
+        rc = fail(sys_errno);
+    close(cwd);
+    close(root);
+    return rc;
+}
+
+/* The working directory was entered before the mounts: through it, relative
+ * names would still reach what they cover (cd /proc/sys, then
+ * kernel/core_pattern past the read-only bind; cd /dev, then ./loop0). Enter
+ * it again by path, now through the mounts. */
+static int reenter_cwd(int *sys_errno)
+{
+    char cwd[PATH_MAX + 1];
+    long n = syscall(SYS_getcwd, cwd, sizeof cwd);
+
+    if (n <= 0 || cwd[0] != '/') {
+        /* "(unreachable)": outside the root; ENOENT: removed. */
+        *sys_errno = n < 0 ? errno : ENOENT;
+        return -1;
+    }
+    return chdir(cwd) == 0 ? 0 : fail(sys_errno);
+}
+
+int sbx_rootfs_apply(int bind_nodes, int *sys_errno)
 {
     uint64_t attr[4] = SBX_MOUNT_ATTR_READ_ONLY;
     size_t i;
 
+    *sys_errno = 0;
     if (unshare(CLONE_NEWNS) != 0)
         return fail(sys_errno);
     /* Before any mount: nothing done below may propagate back to the host,
-     * while the host's new mounts still appear here. */
-    if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0)
+     * while the host's new mounts still appear here. EINVAL: "/" is not a
+     * mount point (a chroot). */
+    if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == 0) {
+        if (nodev_from_root(sys_errno) != 0)
+            return -1;
+    } else if (errno != EINVAL || slave_from_namespace_root(sys_errno) != 0) {
+        return *sys_errno ? -1 : fail(sys_errno);
+    }
+    /* /proc and /sys take in nothing the host mounts later: a slave would
+     * receive a binfmt_misc mount (systemd mounts it on first access) read-
+     * write beneath the read-only /proc/sys, and a handler registered there
+     * runs outside the sandbox (review of issue 17, F3). */
+    if (mount(NULL, "/proc", NULL, MS_REC | MS_PRIVATE, NULL) != 0 && errno != EINVAL)
+        return fail(sys_errno);
+    if (mount(NULL, "/sys", NULL, MS_REC | MS_PRIVATE, NULL) != 0 && errno != EINVAL &&
+        errno != ENOENT)
         return fail(sys_errno);
     for (i = 0; i < sizeof proc_ro / sizeof proc_ro[0]; i++)
         if (bind_read_only(proc_ro[i], sys_errno) != 0)
@@ -372,7 +656,48 @@ int sbx_rootfs_apply(int *sys_errno)
     if (syscall(SYS_mount_setattr, AT_FDCWD, "/sys", AT_RECURSIVE, attr, sizeof attr) != 0 &&
         errno != ENOENT && errno != EINVAL)
         return fail(sys_errno);
-    return narrow_dev(sys_errno);
+    if (narrow_dev(bind_nodes, sys_errno) != 0)
+        return -1;
+    return reenter_cwd(sys_errno);
+}
+
+int sbx_rootfs_nodev_but_dev(int *sys_errno)
+{
+    uint64_t dev[4] = SBX_MOUNT_ATTR_DEV;
+    struct statx st;
+
+    *sys_errno = 0;
+    /* /dev keeps its devices only if it is a mount of its own: a plain
+     * directory of "/" (a chroot's) is made one first, a bind onto itself. */
+    if (syscall(SYS_statx, AT_FDCWD, "/dev", AT_SYMLINK_NOFOLLOW, 0, &st) == 0 &&
+        S_ISDIR(st.stx_mode) && (st.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+        !(st.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
+        int tree = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev",
+                                OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+        if (tree < 0)
+            return fail(sys_errno);
+        if (syscall(SYS_move_mount, tree, "", AT_FDCWD, "/dev", MOVE_MOUNT_F_EMPTY_PATH) != 0) {
+            fail(sys_errno);
+            close(tree);
+            return -1;
+        }
+        close(tree);
+    }
+    if (nodev_from_root(sys_errno) != 0) {
+        /* "/" is no mount point (a chroot into a plain directory): the
+         * mount that holds it cannot be reached from here; nodev is not
+         * applied (docs/threat-model.md), the masks still are. */
+        if (*sys_errno != EINVAL)
+            return -1;
+        *sys_errno = 0;
+        return 0;
+    }
+    /* Not recursive: /dev/shm and the like stay nodev; its devpts is about
+     * to be covered by the command's own instance. */
+    if (syscall(SYS_mount_setattr, AT_FDCWD, "/dev", 0, dev, sizeof dev) != 0 && errno != ENOENT &&
+        errno != EPERM /* nodev on the host already, locked: it stays so */)
+        return fail(sys_errno);
+    return 0;
 }
 
 int sbx_rootfs_readable_disks(char *first, size_t first_size)
@@ -396,4 +721,111 @@ int sbx_rootfs_readable_disks(char *first, size_t first_size)
     }
     closedir(d);
     return n;
+}
+
+/* The character majors the kernel gave macvtap and ipvtap, from the
+ * "Character devices:" part of /proc/devices ("246 macvtap"); none when
+ * neither module is loaded, and then no node of theirs can open. */
+static size_t tap_majors(unsigned *maj, size_t cap)
+{
+    char buf[4096];
+    size_t len = 0, n = 0;
+    ssize_t got;
+    const char *line, *next = NULL;
+    int fd = open("/proc/devices", O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return 0;
+    while (len < sizeof buf - 1 && (got = read(fd, buf + len, sizeof buf - 1 - len)) > 0)
+        len += (size_t)got;
+    close(fd);
+    buf[len] = 0;
+    for (line = buf; *line && n < cap; line = next ? next + 1 : line + strlen(line)) {
+        unsigned m = 0;
+        const char *c = line;
+        next = strchr(line, '\n');
+        if (strncmp(line, "Block devices:", 14) == 0)
+            break;
+        while (*c == ' ')
+            c++;
+        if (*c < '0' || *c > '9')
+            continue;
+        while (*c >= '0' && *c <= '9')
+            m = m * 10 + (unsigned)(*c++ - '0');
+        if (strncmp(c, " macvtap\n", 9) == 0 || strncmp(c, " ipvtap\n", 8) == 0)
+            maj[n++] = m;
+    }
+    return n;
+}
+
+struct tap_scan {
+    unsigned maj[2];
+    size_t n_maj;
+    int found;
+    char *first;
+    size_t first_size;
+};
+
+/* Every character device below `dir` (the path `path`, `depth` levels
+ * left) with one of the majors and that this process may open. Symlinks
+ * are not followed: their targets are in /dev too. pts holds only ptys. */
+static void find_taps(int dir, const char *path, int depth, struct tap_scan *t)
+{
+    struct dirent *de;
+    DIR *d = fdopendir(dir);
+
+    if (!d) {
+        close(dir);
+        return;
+    }
+    while ((de = readdir(d)) != NULL) {
+        struct stat st;
+        size_t k;
+        int hit = 0;
+        if (de->d_name[0] == '.' || de->d_type == DT_LNK ||
+            (depth == 3 && strcmp(de->d_name, "pts") == 0))
+            continue;
+        if (de->d_type == DT_DIR && depth > 0) {
+            char sub[PATH_MAX];
+            int fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (fd >= 0 && (size_t)snprintf(sub, sizeof sub, "%s/%s", path, de->d_name) < sizeof sub)
+                find_taps(fd, sub, depth - 1, t);
+            else if (fd >= 0)
+                close(fd);
+            continue;
+        }
+        if ((de->d_type != DT_CHR && de->d_type != DT_UNKNOWN) ||
+            fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISCHR(st.st_mode))
+            continue;
+        for (k = 0; k < t->n_maj; k++)
+            hit |= major(st.st_rdev) == t->maj[k];
+        /* Either way is the network: write sends frames, read receives them. */
+        if (!hit || (faccessat(dirfd(d), de->d_name, R_OK, AT_EACCESS) != 0 &&
+                     faccessat(dirfd(d), de->d_name, W_OK, AT_EACCESS) != 0))
+            continue;
+        if (t->found++ == 0)
+            snprintf(t->first, t->first_size, "%s/%s", path, de->d_name);
+    }
+    closedir(d);
+}
+
+int sbx_rootfs_openable_taps(char *first, size_t first_size)
+{
+    struct tap_scan t;
+    int dir;
+
+    first[0] = 0;
+    memset(&t, 0, sizeof t);
+    t.first = first;
+    t.first_size = first_size;
+    /* By device number, not by name: devtmpfs calls a node tap<ifindex>,
+     * but root may make one under any name (mknod, a udev rule). Nothing to
+     * look for, and no directory walk, while neither module is loaded. */
+    t.n_maj = tap_majors(t.maj, sizeof t.maj / sizeof t.maj[0]);
+    if (t.n_maj == 0)
+        return 0;
+    dir = open("/dev", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0)
+        find_taps(dir, "/dev", 3, &t);
+    return t.found;
 }

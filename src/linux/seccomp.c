@@ -67,6 +67,51 @@ int sbx_seccomp_select_userns(const sbx_resolved *r, const struct sbx_bpf_insn *
     return SANDBOX_OK;
 }
 
+int sbx_seccomp_no_userns(const struct sbx_bpf_insn **bpf, unsigned short *len,
+                          sandbox_error *err)
+{
+    sbx_resolved r;
+    memset(&r, 0, sizeof r);
+    r.deny_userns = 1;
+    r.filesystem = SANDBOX_FS_CONFINED;
+    return sbx_seccomp_select_userns(&r, bpf, len, err);
+}
+
+int sbx_seccomp_select_supervised(const sbx_resolved *r, int guard, struct sbx_linux_plan *plan,
+                                  sandbox_error *err)
+{
+    const struct sbx_sc_program *sup = NULL, *lsn = NULL;
+    const char *why;
+    int plain = sbx_sc_variant_for(r, &why), vs, vl;
+
+    plan->sup_bpf = plan->lsn_bpf = NULL;
+    plan->sup_bpf_len = plan->lsn_bpf_len = 0;
+    plan->deny_action = r->deny_action;
+    plan->nosock = r->filesystem == SANDBOX_FS_READ_ONLY;
+    if (plain == -2)
+        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0, "%s", why);
+    vs = sbx_sc_supervised_variant(plain);
+    vl = sbx_sc_notify_variant(plain, guard);
+#ifdef SBX_SC_HOST_FAMILY
+    sup = vs >= 0 ? sbx_sc_find(SBX_SC_HOST_FAMILY, vs) : NULL;
+    lsn = vl >= 0 ? sbx_sc_find(SBX_SC_HOST_FAMILY, vl) : NULL;
+#endif
+    /* Fail closed: a supervised run without its programs would enforce less. */
+    if ((vs >= 0 && !sup) || (vl >= 0 && !lsn))
+        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0,
+                        "no seccomp program is built for this CPU architecture (only x86_64 "
+                        "and aarch64 are supported): the command was not run");
+    if (sup) {
+        plan->sup_bpf = sup->insns;
+        plan->sup_bpf_len = sup->len;
+    }
+    if (lsn) {
+        plan->lsn_bpf = lsn->insns;
+        plan->lsn_bpf_len = lsn->len;
+    }
+    return SANDBOX_OK;
+}
+
 int sbx_seccomp_available(char *detail, size_t detail_size)
 {
 #ifdef SBX_SC_HOST_FAMILY

@@ -59,6 +59,7 @@ const struct sbx_sc_family_set sbx_sc_inet_families = {
 #define CREATE SBX_SC_CREATE
 #define KERNEL SBX_SC_KERNEL
 #define USERNS SBX_SC_USERNS
+#define PROCS SBX_SC_PROCS
 
 #define ALWAYS(g, name, act, why)                                                                  \
     {g, SBX_SC_ABI_ALL, name, SBX_SC_ALWAYS, 0, 0, 0, NULL, act, "", why, 0}
@@ -86,7 +87,7 @@ const struct sbx_sc_rule sbx_sc_rules[] = {
      "the ABI is i386, whatever the domain",
      "libseccomp gives socket() and socketcall(SYS_SOCKET) one action on i386, so the "
      "stricter one applies to every family", 0},
-    {NOSOCK, SBX_SC_ABI_DIRECT_SOCKET, "socket", SBX_SC_FAMILY_NOT_IN, 0, 0, 0, &sbx_sc_inet_families, SBX_SC_EPERM,
+    {NOSOCK, SBX_SC_ABI_DIRECT_SOCKET, "socket", SBX_SC_FAMILY_NOT_IN, 0, 0, 0, &sbx_sc_inet_families, SBX_SC_EPERM_REC,
      "domain is any other family", "read-only mode allows no socket at all", 0},
     /* i386 socketcall(SYS_SOCKET, args): the family is in memory a filter cannot
      * read, so the whole call is refused. Modern 32-bit libcs use socket(2). */
@@ -96,7 +97,7 @@ const struct sbx_sc_rule sbx_sc_rules[] = {
     ALWAYS(NOSOCK, "socketpair", SBX_SC_EPERM, "read-only mode allows no socket at all"),
     /* io_uring: IORING_OP_SOCKET and IORING_OP_OPENAT act without the syscalls
      * this filter sees; an inherited ring is refused by io_uring_enter. */
-    ALWAYS(NET | NOSOCK | FS | RO | CREATE, "io_uring_setup", SBX_SC_EPERM,
+    ALWAYS(NET | NOSOCK | FS | RO | CREATE, "io_uring_setup", SBX_SC_EPERM_REC,
            "io_uring creates sockets and opens files without socket(2)/open(2)"),
     ALWAYS(NET | NOSOCK | FS | RO | CREATE, "io_uring_enter", SBX_SC_EPERM,
            "an inherited ring could still submit work"),
@@ -193,28 +194,31 @@ const struct sbx_sc_rule sbx_sc_rules[] = {
     ALWAYS(RO, "userfaultfd", SBX_SC_EPERM, "a classic exploit primitive"),
     ALWAYS(RO, "personality", SBX_SC_EPERM, "READ_IMPLIES_EXEC and layout changes"),
 
-    /* -- read-only: no effect on a process outside. 0 is the caller itself;
-     * any other target, its own threads included, is refused, because a
-     * filter cannot tell its own pid from an outside one -- */
-    NOT(RO, "prlimit64", 0, 0, "pid is not 0 (the caller)",
-        "a CPU or memory limit on an outside process kills it"),
-    NOT(RO, "setpriority", 0, SBX_PRIO_PROCESS, "which is not PRIO_PROCESS",
+    /* -- read-only and every supervised run: no effect on a process outside
+     * (a supervisor with RLIMIT_CPU 0 dies, one reniced to 19 starves). 0 is
+     * the caller itself; any other target, its own threads included, is
+     * refused, because a filter cannot tell its own pid from an outside one.
+     * prlimit64 in the creation guard's own program too: with protected paths
+     * and no mode there is no supervised main program (issue 18) -- */
+    NOT(PROCS | CREATE, "prlimit64", 0, 0, "pid is not 0 (the caller)",
+        "a CPU or memory limit on an outside process kills it (the supervisor too)"),
+    NOT(PROCS, "setpriority", 0, SBX_PRIO_PROCESS, "which is not PRIO_PROCESS",
         "a process group or a whole user's processes reach outside"),
-    NOT(RO, "setpriority", 1, 0, "who is not 0 (the caller)", "renice of an outside process"),
-    NOT(RO, "sched_setaffinity", 0, 0, "pid is not 0 (the caller)",
+    NOT(PROCS, "setpriority", 1, 0, "who is not 0 (the caller)", "renice of an outside process"),
+    NOT(PROCS, "sched_setaffinity", 0, 0, "pid is not 0 (the caller)",
         "taskset of an outside process"),
-    NOT(RO, "sched_setscheduler", 0, 0, "pid is not 0 (the caller)",
+    NOT(PROCS, "sched_setscheduler", 0, 0, "pid is not 0 (the caller)",
         "chrt of an outside process"),
-    NOT(RO, "sched_setparam", 0, 0, "pid is not 0 (the caller)",
+    NOT(PROCS, "sched_setparam", 0, 0, "pid is not 0 (the caller)",
         "scheduling priority of an outside process"),
-    NOT(RO, "sched_setattr", 0, 0, "pid is not 0 (the caller)",
+    NOT(PROCS, "sched_setattr", 0, 0, "pid is not 0 (the caller)",
         "scheduling policy of an outside process"),
-    NOT(RO, "ioprio_set", 0, SBX_IOPRIO_WHO_PROCESS, "which is not IOPRIO_WHO_PROCESS",
+    NOT(PROCS, "ioprio_set", 0, SBX_IOPRIO_WHO_PROCESS, "which is not IOPRIO_WHO_PROCESS",
         "a process group or a whole user's processes reach outside"),
-    NOT(RO, "ioprio_set", 1, 0, "who is not 0 (the caller)", "ionice of an outside process"),
-    NOT(RO, "migrate_pages", 0, 0, "pid is not 0 (the caller)",
+    NOT(PROCS, "ioprio_set", 1, 0, "who is not 0 (the caller)", "ionice of an outside process"),
+    NOT(PROCS, "migrate_pages", 0, 0, "pid is not 0 (the caller)",
         "moves an outside process's memory between NUMA nodes"),
-    NOT(RO, "move_pages", 0, 0, "pid is not 0 (the caller)",
+    NOT(PROCS, "move_pages", 0, 0, "pid is not 0 (the caller)",
         "moves an outside process's memory between NUMA nodes"),
 
     /* -- confined filesystem and read-only: the keyrings outlive the command
@@ -291,6 +295,10 @@ const struct sbx_sc_rule sbx_sc_rules[] = {
     ALWAYS(CREATE, "rename", SBX_SC_NOTIFY, "gives a file a new name"),
     ALWAYS(CREATE, "renameat", SBX_SC_NOTIFY, "gives a file a new name"),
     ALWAYS(CREATE, "renameat2", SBX_SC_NOTIFY, "gives a file a new name (or swaps two)"),
+    /* Every family stops, not only AF_UNIX: the address is in memory. The
+     * guard performs the others as given (issue 18, F3). */
+    ALWAYS(CREATE, "bind", SBX_SC_NOTIFY,
+           "an AF_UNIX path socket is a new name (objects, refs, .env.x as sockets)"),
     ALWAYS(CREATE, "landlock_restrict_self", SBX_SC_EPERM,
            "the guard creates names in its own Landlock domain; a stricter domain the command "
            "added for itself would not bind what the guard does for it"),
@@ -365,22 +373,41 @@ static const struct {
     unsigned groups;
     int eperm;
     int guarded;
+    int kind; /* enum sbx_sc_kind */
 } variants[SBX_SC_N_VARIANTS] = {
-    [SBX_SC_V_CONFINED] = {"confined", FS | TTY | KERNEL, 0, 0},
-    [SBX_SC_V_NET] = {"net", NET | TTY | KERNEL, 0, 0},
-    [SBX_SC_V_NET_EPERM] = {"net-eperm", NET | TTY | KERNEL, 1, 0},
-    [SBX_SC_V_NET_CONFINED] = {"net-confined", NET | FS | TTY | KERNEL, 0, 0},
-    [SBX_SC_V_NET_CONFINED_EPERM] = {"net-confined-eperm", NET | FS | TTY | KERNEL, 1, 0},
-    [SBX_SC_V_READ_ONLY] = {"read-only", RO | NOSOCK | FS | TTY | KERNEL | USERNS, 0, 1},
-    [SBX_SC_V_READ_ONLY_EPERM] = {"read-only-eperm", RO | NOSOCK | FS | TTY | KERNEL | USERNS,
-                                  1, 1},
-    [SBX_SC_V_CREATE_NOTIFY] = {"create-notify", CREATE, 0, 0},
-    [SBX_SC_V_NO_USERNS] = {"no-userns", USERNS, 0, 0},
+    [SBX_SC_V_CONFINED] = {"confined", FS | TTY | KERNEL, 0, 0, 0},
+    [SBX_SC_V_NET] = {"net", NET | TTY | KERNEL, 0, 0, 0},
+    [SBX_SC_V_NET_EPERM] = {"net-eperm", NET | TTY | KERNEL, 1, 0, 0},
+    [SBX_SC_V_NET_CONFINED] = {"net-confined", NET | FS | TTY | KERNEL, 0, 0, 0},
+    [SBX_SC_V_NET_CONFINED_EPERM] = {"net-confined-eperm", NET | FS | TTY | KERNEL, 1, 0, 0},
+    [SBX_SC_V_READ_ONLY] = {"read-only", RO | PROCS | NOSOCK | FS | TTY | KERNEL | USERNS, 0, 1, 0},
+    [SBX_SC_V_READ_ONLY_EPERM] = {"read-only-eperm",
+                                  RO | PROCS | NOSOCK | FS | TTY | KERNEL | USERNS, 1, 1, 0},
+    [SBX_SC_V_CREATE_NOTIFY] = {"create-notify", CREATE, 0, 0, SBX_SC_K_NOTIFY},
+    [SBX_SC_V_NO_USERNS] = {"no-userns", USERNS, 0, 0, 0},
+    [SBX_SC_V_CONFINED_SUP] = {"confined-supervised", FS | TTY | KERNEL | PROCS, 0, 0,
+                               SBX_SC_K_SUPERVISED},
+    [SBX_SC_V_NET_SUP] = {"net-supervised", NET | TTY | KERNEL | PROCS, 0, 0,
+                          SBX_SC_K_SUPERVISED},
+    [SBX_SC_V_NET_CONFINED_SUP] = {"net-confined-supervised", NET | FS | TTY | KERNEL | PROCS, 0,
+                                   0, SBX_SC_K_SUPERVISED},
+    [SBX_SC_V_READ_ONLY_SUP] = {"read-only-supervised",
+                                RO | PROCS | NOSOCK | FS | TTY | KERNEL | USERNS, 0, 1,
+                                SBX_SC_K_SUPERVISED},
+    [SBX_SC_V_NOTIFY_CONFINED] = {"notify-confined", FS, 0, 0, SBX_SC_K_NOTIFY},
+    [SBX_SC_V_NOTIFY_NET] = {"notify-net", NET, 0, 0, SBX_SC_K_NOTIFY},
+    [SBX_SC_V_NOTIFY_READ_ONLY] = {"notify-read-only", NOSOCK, 0, 0, SBX_SC_K_NOTIFY},
+    [SBX_SC_V_CREATE_NOTIFY_NET] = {"create-notify-net", CREATE | NET, 0, 0, SBX_SC_K_NOTIFY},
 };
 
 unsigned sbx_sc_variant_groups(int v)
 {
     return v >= 0 && v < SBX_SC_N_VARIANTS ? variants[v].groups : 0;
+}
+
+int sbx_sc_variant_kind(int v)
+{
+    return v >= 0 && v < SBX_SC_N_VARIANTS ? variants[v].kind : SBX_SC_K_PLAIN;
 }
 
 int sbx_sc_variant_eperm(int v)
@@ -443,13 +470,79 @@ int sbx_sc_guard_wanted(const sbx_resolved *r)
     size_t i;
     if (r->target != SANDBOX_TARGET_LINUX || r->filesystem == SANDBOX_FS_READ_ONLY)
         return 0;
-    /* Write-only patterns (.git) are not refused at creation: a new .git is
-     * the command's own repository (git init), and an existing one is
-     * mounted read-only. */
+    /* Every pattern is refused at creation (a new .vscode, issue 23), and a
+     * write-protected .git keeps any directory from becoming a repository
+     * (src/linux/guard.c, the repository rule): all need the guard. */
     for (i = 0; i < r->n_protect; i++)
-        if (r->protect[i].kind == SANDBOX_PROTECT_ALL)
+        if (r->protect[i].pattern)
             return 1;
     return 0;
+}
+
+int sbx_sc_supervised_variant(int plain)
+{
+    switch (plain) {
+    case SBX_SC_V_CONFINED:
+        return SBX_SC_V_CONFINED_SUP;
+    case SBX_SC_V_NET:
+    case SBX_SC_V_NET_EPERM:
+        return SBX_SC_V_NET_SUP;
+    case SBX_SC_V_NET_CONFINED:
+    case SBX_SC_V_NET_CONFINED_EPERM:
+        return SBX_SC_V_NET_CONFINED_SUP;
+    case SBX_SC_V_READ_ONLY:
+    case SBX_SC_V_READ_ONLY_EPERM:
+        return SBX_SC_V_READ_ONLY_SUP;
+    default:
+        return -1;
+    }
+}
+
+int sbx_sc_notify_variant(int plain, int guard)
+{
+    switch (plain) {
+    case SBX_SC_V_NET:
+    case SBX_SC_V_NET_EPERM:
+    case SBX_SC_V_NET_CONFINED:
+    case SBX_SC_V_NET_CONFINED_EPERM:
+        return guard ? SBX_SC_V_CREATE_NOTIFY_NET : SBX_SC_V_NOTIFY_NET;
+    case SBX_SC_V_READ_ONLY:
+    case SBX_SC_V_READ_ONLY_EPERM:
+        return SBX_SC_V_NOTIFY_READ_ONLY; /* read-only creates nothing: no guard */
+    case SBX_SC_V_CONFINED:
+        return guard ? SBX_SC_V_CREATE_NOTIFY : SBX_SC_V_NOTIFY_CONFINED;
+    default:
+        return guard ? SBX_SC_V_CREATE_NOTIFY : -1;
+    }
+}
+
+int sbx_sc_rule_recorded(const struct sbx_sc_rule *rule)
+{
+    return rule->action == SBX_SC_DENY_NET || rule->action == SBX_SC_EPERM_REC;
+}
+
+int sbx_sc_rule_in_variant(const struct sbx_sc_rule *rule, int v, int *action)
+{
+    unsigned groups = sbx_sc_variant_groups(v);
+    int rec = sbx_sc_rule_recorded(rule);
+
+    *action = rule->action;
+    if (!(rule->groups & groups))
+        return 0;
+    switch (sbx_sc_variant_kind(v)) {
+    case SBX_SC_K_SUPERVISED:
+        return !rec; /* left to the listener's program */
+    case SBX_SC_K_NOTIFY:
+        if (rec) {
+            *action = SBX_SC_NOTIFY;
+            return 1;
+        }
+        /* The guard's own refusals (openat2, io_uring, Landlock) stay:
+         * some modes have no main program to refuse them. */
+        return (rule->groups & groups & SBX_SC_CREATE) != 0;
+    default:
+        return 1;
+    }
 }
 
 /* ---- explain ---- */
@@ -471,6 +564,8 @@ static const char *group_name(unsigned g)
         return "kernel";
     case SBX_SC_USERNS:
         return "no-user-namespaces";
+    case SBX_SC_PROCS:
+        return "other-processes";
     default:
         return "terminal";
     }
@@ -482,6 +577,7 @@ static const char *action_name(int action, int eperm)
     case SBX_SC_DENY_NET:
         return eperm ? "EPERM" : "kill-process";
     case SBX_SC_EPERM:
+    case SBX_SC_EPERM_REC:
         return "EPERM";
     case SBX_SC_EACCES:
         return "EACCES";
@@ -600,10 +696,13 @@ static void explain_ioctls(sbx_buf *out, int json)
     sbx_buf_add(out, json ? "]" : " (terminal, descriptor flags, queries)\n");
 }
 
-static void explain_groups(sbx_buf *out, int v, int json)
+/* The rules of variant v in the groups `only`, each under the first of those
+ * groups that holds it, with the verdict a command sees: the written action
+ * (the kill or EPERM a supervisor carries out for a recorded rule, too). */
+static void explain_groups(sbx_buf *out, int v, unsigned only, int json)
 {
-    unsigned groups = sbx_sc_variant_groups(v), g;
-    int eperm = sbx_sc_variant_eperm(v), first = 1;
+    unsigned groups = sbx_sc_variant_groups(v) & only, g;
+    int eperm = sbx_sc_variant_eperm(v), first = 1, action;
     size_t i;
 
     for (g = 1; g <= SBX_SC_LAST_GROUP; g <<= 1) {
@@ -620,7 +719,8 @@ static void explain_groups(sbx_buf *out, int v, int json)
         for (i = 0; i < sbx_sc_n_rules; i++) {
             const struct sbx_sc_rule *rule = &sbx_sc_rules[i];
             /* A rule shared by several groups is listed under the first one. */
-            if (!(rule->groups & g) || (rule->groups & groups & (g - 1)))
+            if (!(rule->groups & g) || (rule->groups & groups & (g - 1)) ||
+                !sbx_sc_rule_in_variant(rule, v, &action))
                 continue;
             if (json) {
                 if (!first_rule)
@@ -661,7 +761,7 @@ void sbx_seccomp_explain(const sbx_resolved *r, int json, sbx_buf *out)
                             "a foreign architecture or x32 syscall kills the process\n",
                        sbx_sc_variant_name(v));
     }
-    explain_groups(out, v, json);
+    explain_groups(out, v, ~0u, json);
     if (json)
         sbx_buf_add(out, "]");
     if (sbx_sc_variant_has_guard(v))
@@ -674,7 +774,8 @@ void sbx_seccomp_explain(const sbx_resolved *r, int json, sbx_buf *out)
 
 void sbx_seccomp_explain_guard(const sbx_resolved *r, int json, sbx_buf *out)
 {
-    const int v = SBX_SC_V_CREATE_NOTIFY;
+    const char *why;
+    int v = sbx_sc_notify_variant(sbx_sc_variant_for(r, &why), 1);
     if (!sbx_sc_guard_wanted(r)) {
         if (json)
             sbx_buf_add(out, "null");
@@ -688,13 +789,13 @@ void sbx_seccomp_explain_guard(const sbx_resolved *r, int json, sbx_buf *out)
                        sbx_sc_variant_name(v));
     } else {
         sbx_buf_printf(out, "  creation guard (seccomp program %s, stacked last, with a "
-                            "user-notification listener): a guard process (the launcher, or "
-                            "the process sandbox_spawn returns) stays as the command's parent and "
-                            "performs every call below itself; a new name matching a "
-                            "read-write protected pattern gets EACCES\n",
+                            "user-notification listener): the run's supervisor (a process "
+                            "sandbox_spawn starts, the launcher's child) stays as the command's "
+                            "parent and performs every call below itself; a new name matching "
+                            "a read-write protected pattern gets EACCES and is recorded\n",
                        sbx_sc_variant_name(v));
     }
-    explain_groups(out, v, json);
+    explain_groups(out, v, SBX_SC_CREATE, json);
     if (json)
         sbx_buf_add(out, "]}");
 }
@@ -719,7 +820,62 @@ void sbx_seccomp_explain_userns(const sbx_resolved *r, int json, sbx_buf *out)
                             "syscall allowed\n",
                        sbx_sc_variant_name(v));
     }
-    explain_groups(out, v, json);
+    explain_groups(out, v, ~0u, json);
+    if (json)
+        sbx_buf_add(out, "]}");
+}
+
+/* A supervised run (sandbox_spawn with supervision, the launcher's --report,
+ * --timeout, --outcome-fd, --keep-background, and every run with the
+ * creation guard): which main program replaces the one above, and which
+ * refusals the listener's program hands to the supervisor to record. The
+ * verdicts stay those of the main program above. */
+void sbx_seccomp_explain_supervised(const sbx_resolved *r, int json, sbx_buf *out)
+{
+    const char *why;
+    int plain = sbx_sc_variant_for(r, &why), guard = sbx_sc_guard_wanted(r);
+    int sup = sbx_sc_supervised_variant(plain), n = sbx_sc_notify_variant(plain, guard);
+    int eperm = r->deny_action == SANDBOX_DENY_EPERM, first = 1, action;
+    size_t i;
+
+    if (plain == -2 || (sup < 0 && n < 0)) {
+        if (json)
+            sbx_buf_add(out, "null");
+        else if (plain != -2)
+            sbx_buf_add(out, "  supervised run: no seccomp program; the supervisor keeps the "
+                             "lifecycle only (signals, timeout, the process tree)\n");
+        return;
+    }
+    if (json) {
+        sbx_buf_add(out, "{\"program\":");
+        if (sup >= 0)
+            sbx_buf_printf(out, "\"%s\"", sbx_sc_variant_name(sup));
+        else
+            sbx_buf_add(out, "null");
+        sbx_buf_printf(out, ",\"listener\":\"%s\",\"recorded\":[", sbx_sc_variant_name(n));
+    } else {
+        sbx_buf_printf(out, "  supervised run (--report, --timeout, --outcome-fd, "
+                            "--keep-background, protected paths): program %s%s%s, with "
+                            "%s stacked last on a user-notification listener; the supervisor "
+                            "records each refusal below (pid, command name, syscall, family) "
+                            "and then answers as the program above would:\n",
+                       sup >= 0 ? sbx_sc_variant_name(sup) : "(none)",
+                       sup >= 0 ? " instead of " : "",
+                       sup >= 0 ? sbx_sc_variant_name(plain) : "", sbx_sc_variant_name(n));
+    }
+    for (i = 0; i < sbx_sc_n_rules; i++) {
+        const struct sbx_sc_rule *rule = &sbx_sc_rules[i];
+        if (!sbx_sc_rule_recorded(rule) || !sbx_sc_rule_in_variant(rule, n, &action))
+            continue;
+        if (json) {
+            if (!first)
+                sbx_buf_add(out, ",");
+            explain_rule_json(out, rule, eperm);
+        } else {
+            explain_rule_text(out, rule, eperm);
+        }
+        first = 0;
+    }
     if (json)
         sbx_buf_add(out, "]}");
 }

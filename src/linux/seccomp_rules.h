@@ -19,9 +19,11 @@ enum sbx_sc_group {
     SBX_SC_TTY = 1u << 4,    /* every confining mode: terminal input injection */
     SBX_SC_CREATE = 1u << 5, /* the creation guard's own program (src/linux/guard.c) */
     SBX_SC_KERNEL = 1u << 6, /* every confining mode: loop, tun, mount API, core limit */
-    SBX_SC_USERNS = 1u << 7  /* no new user namespace: read-only, or the policy switch */
+    SBX_SC_USERNS = 1u << 7, /* no new user namespace: read-only, or the policy switch */
+    SBX_SC_PROCS = 1u << 8   /* no effect on another process (limits, priority, CPUs):
+                                read-only, and every supervised run (its supervisor) */
 };
-#define SBX_SC_LAST_GROUP SBX_SC_USERNS
+#define SBX_SC_LAST_GROUP SBX_SC_PROCS
 
 /* What a matching syscall gets. */
 enum sbx_sc_action {
@@ -30,7 +32,8 @@ enum sbx_sc_action {
     SBX_SC_EACCES,
     SBX_SC_ENOSYS,
     SBX_SC_NOTIFY, /* stops in the kernel until the creation guard answers */
-    SBX_SC_NOOP    /* returns 0 without doing anything (SECCOMP_RET_ERRNO with 0) */
+    SBX_SC_NOOP,   /* returns 0 without doing anything (SECCOMP_RET_ERRNO with 0) */
+    SBX_SC_EPERM_REC /* EPERM; in a supervised run the supervisor records it first */
 };
 
 /* How a rule looks at the arguments. */
@@ -109,6 +112,17 @@ struct sbx_sc_ioctl {
 extern const struct sbx_sc_ioctl sbx_sc_ro_ioctls[];
 extern const size_t sbx_sc_n_ro_ioctls;
 
+/* How a variant uses the rules of its groups. The recorded rules (DENY_NET
+ * and EPERM_REC: a refused socket, io_uring setup) are what a person wants
+ * named; a supervised run moves them from the main program to the listener's,
+ * because the kernel lets any filter's kill or errno win over a notification. */
+enum sbx_sc_kind {
+    SBX_SC_K_PLAIN,      /* every rule as written: the exec path */
+    SBX_SC_K_SUPERVISED, /* a supervised run's main program: recorded rules left out */
+    SBX_SC_K_NOTIFY      /* the listener's program: recorded rules notify; the creation
+                            guard's rules as written; nothing else */
+};
+
 /* Program variants, chosen from the resolved policy. */
 enum sbx_sc_variant {
     SBX_SC_V_CONFINED,        /* confined fs, network allowed */
@@ -125,6 +139,17 @@ enum sbx_sc_variant {
     /* No new user namespace: stacked on the main program when the policy
      * asks for it outside read-only mode (which refuses them itself). */
     SBX_SC_V_NO_USERNS,
+    /* A supervised run (src/linux/supervisor.c): the main programs without
+     * their recorded rules, and the listener's programs that notify them. */
+    SBX_SC_V_CONFINED_SUP,
+    SBX_SC_V_NET_SUP,
+    SBX_SC_V_NET_CONFINED_SUP,
+    SBX_SC_V_READ_ONLY_SUP,
+    SBX_SC_V_NOTIFY_CONFINED,
+    SBX_SC_V_NOTIFY_NET,
+    SBX_SC_V_NOTIFY_READ_ONLY,
+    SBX_SC_V_CREATE_NOTIFY_NET, /* the creation guard and the network records in one:
+                                   the kernel allows one listener per filter chain */
     SBX_SC_N_VARIANTS
 };
 
@@ -133,6 +158,7 @@ enum sbx_sc_variant {
  * first at all (it also does for a refused newer syscall), and its name
  * ("net", "read-only-eperm"). */
 unsigned sbx_sc_variant_groups(int variant);
+int sbx_sc_variant_kind(int variant);
 int sbx_sc_variant_eperm(int variant);
 int sbx_sc_variant_guarded(int variant);
 int sbx_sc_variant_has_guard(int variant);
@@ -147,6 +173,17 @@ int sbx_sc_variant_for(const sbx_resolved *r, const char **why);
 /* 1 when the policy needs the creation guard: Linux, a read-write protected
  * pattern, and a filesystem mode that can create names (not read-only). */
 int sbx_sc_guard_wanted(const sbx_resolved *r);
+/* A supervised run's programs for the plain variant `plain` (-1: none):
+ * its main program (-1 when there is none) and its listener's program (-1
+ * when nothing is recorded and `guard` is 0). */
+int sbx_sc_supervised_variant(int plain);
+int sbx_sc_notify_variant(int plain, int guard);
+/* 1 when the rule's refusal is recorded in a supervised run. */
+int sbx_sc_rule_recorded(const struct sbx_sc_rule *rule);
+/* Whether variant `v` holds `rule`, and the action it gives it there
+ * (enum sbx_sc_action, SBX_SC_NOTIFY for a recorded rule of a listener's
+ * program): the one place the kinds are decided, for bpfgen and explain. */
+int sbx_sc_rule_in_variant(const struct sbx_sc_rule *rule, int v, int *action);
 
 /* Architecture families: a native ABI and the compat ABI its kernel runs. */
 enum sbx_sc_archfam { SBX_SC_X86_64, SBX_SC_AARCH64, SBX_SC_N_ARCHFAMS };

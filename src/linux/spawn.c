@@ -22,7 +22,12 @@
  */
 #define _GNU_SOURCE
 #include "spawn.h"
+#include "supervisor.h"
+#include "reslimits.h"
 #include "../backend.h"
+#include "../describe.h"
+#include "../outcome.h"
+#include "../scanindex.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +41,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef SYS_close_range
@@ -371,9 +377,9 @@ int sbx_linux_spawn_plan(const struct sbx_linux_plan *plan, int mode, const char
     if (mode == SBX_SPAWN_DEFAULT)
         mode = SBX_SPAWN_FORK;
 #endif
-    /* The guard's child never execs: a vfork-style child would hold the
-     * calling thread until the command ends. */
-    if (plan && plan->guard)
+    /* A supervisor never execs: a vfork-style child would hold the calling
+     * thread until the command ends. */
+    if (plan && plan->sup)
         mode = SBX_SPAWN_FORK;
     if (mode != SBX_SPAWN_FORK) {
         stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
@@ -421,7 +427,9 @@ int sbx_linux_spawn_plan(const struct sbx_linux_plan *plan, int mode, const char
         free(c.candidates);
         process->pid = pid;
         process->handle = NULL;
-        process->enforcement = plan ? SANDBOX_SELF_APPLIED : SANDBOX_ENFORCED_NOTHING;
+        process->backend = NULL; /* a supervised run's records: set by the caller */
+        process->enforcement =
+            plan && !plan->unconfined ? SANDBOX_SELF_APPLIED : SANDBOX_ENFORCED_NOTHING;
         return SANDBOX_OK;
     }
     /* The child failed (or the report is unreadable): it exits 126 without
@@ -452,13 +460,26 @@ int sbx_backend_plan_new(sandbox_plan *plan, sandbox_error *error)
     bp = calloc(1, sizeof *bp);
     if (!bp)
         return sbx_fail(error, SANDBOX_E_NOMEM, ENOMEM, "out of memory while preparing the plan");
-    rc = sbx_linux_prepare_resolved(&plan->resolved, &bp->prepared, plan->warning,
-                                    sizeof plan->warning, error);
+    /* Once per plan: its roots never change (sbx_linux_prepare says why). */
+    rc = sbx_ledger_note(&plan->resolved, plan->warning, sizeof plan->warning, error);
+    if (rc == SANDBOX_OK)
+        rc = sbx_linux_prepare_resolved(&plan->resolved, &bp->prepared, plan->warning,
+                                        sizeof plan->warning, error);
     if (rc != SANDBOX_OK) {
         free(bp);
         return rc;
     }
     plan->backend = bp;
+    {
+        /* The Sandbox line a run's outcome carries: what this plan gives,
+         * which the plan itself knows (no probe on the spawn path). */
+        struct sbx_avail a = {1, 1, 1, 0, 1};
+        char line[SANDBOX_DESCRIBE_SIZE];
+        a.filesystem = bp->prepared.ruleset_fd >= 0 ||
+                       plan->resolved.filesystem != SANDBOX_FS_CONFINED;
+        if (sbx_describe_render(&plan->resolved, &a, line, sizeof line) == SANDBOX_OK)
+            plan->describe = sbx_strdup(line);
+    }
     return SANDBOX_OK;
 }
 
@@ -470,26 +491,240 @@ void sbx_backend_plan_free(struct sbx_backend_plan *bp)
     free(bp);
 }
 
+/* A supervised run as the host keeps it (process->backend): the records the
+ * supervisor writes, and what the outcome needs besides. */
+struct sbx_run {
+    struct sbx_rec_area *area; /* MAP_SHARED: the supervisor's records */
+    struct timespec start;
+    char *describe;
+    struct sbx_limits limits; /* the run's cgroup and rlimits (reslimits.c) */
+};
+
+static void run_free(struct sbx_run *run)
+{
+    if (!run)
+        return;
+    if (run->area)
+        munmap(run->area, sizeof *run->area);
+    sbx_limits_release(&run->limits);
+    free(run->describe);
+    free(run);
+}
+
+static int run_new(const sandbox_plan *plan, struct sbx_run **out, sandbox_error *error)
+{
+    struct sbx_run *run = calloc(1, sizeof *run);
+    void *m;
+    int e;
+    *out = NULL;
+    if (!run)
+        return sbx_fail(error, SANDBOX_E_NOMEM, ENOMEM, "out of memory while preparing to spawn");
+    run->limits.cg_procs = run->limits.cg_kill = -1;
+    /* Shared with the supervisor, which the fork gives the same mapping; the
+     * command execs away from it. Pages are touched only when written. */
+    m = mmap(NULL, sizeof *run->area, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        e = errno;
+        free(run);
+        return sbx_fail(error, SANDBOX_E_SYSTEM, e, "cannot map the run's records: %s",
+                        strerror(e));
+    }
+    run->area = m;
+    sbx_rec_init(run->area);
+    if (plan->describe && !(run->describe = sbx_strdup(plan->describe))) {
+        run_free(run);
+        return sbx_fail(error, SANDBOX_E_NOMEM, ENOMEM, "out of memory while preparing to spawn");
+    }
+    /* Before the spawn, from the host: the supervisor and the command run
+     * under Landlock, which refuses creating or removing a cgroup. */
+    e = sbx_limits_prepare(plan->policy->limits, &run->limits, error);
+    if (e != SANDBOX_OK) {
+        run_free(run);
+        return e;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &run->start);
+    *out = run;
+    return SANDBOX_OK;
+}
+
 int sbx_backend_spawn(const sandbox_plan *plan, const char *const argv[],
                       const char *const envp[], const sandbox_spawn_options *options,
                       sandbox_process *process, sandbox_error *error)
 {
     struct sbx_linux_plan run;
-    int rc;
+    struct sbx_sup_opts opts;
+    struct sbx_run *rs = NULL;
+    sbx_resolved r;
+    int rc = SANDBOX_OK, supervised;
 
-    if (plan->noop)
+    supervised = options->supervise || options->timeout_ms || options->keep_background ||
+                 (!plan->noop && plan->backend->prepared.guard) ||
+                 sandbox_policy_needs_supervisor(plan->policy);
+    if (!supervised && plan->noop)
         return sbx_linux_spawn_plan(NULL, SBX_SPAWN_DEFAULT, argv, envp, options, process, error);
-    /* A copy on this thread's stack: it shares the plan's ruleset descriptor
-     * (which every child may pass to landlock_restrict_self) and adds this
-     * command's own masks. The shared plan is never written. */
-    run = plan->backend->prepared;
-    run.mask = NULL;
-    rc = sbx_mask_prepare(&plan->resolved, &run.mask, process->warning, sizeof process->warning,
-                          error);
-    if (rc != SANDBOX_OK)
-        return rc;
-    rc = sbx_linux_spawn_plan(&run, SBX_SPAWN_DEFAULT, argv, envp, options, process, error);
+    memset(&opts, 0, sizeof opts);
+    if (supervised) {
+        rc = run_new(plan, &rs, error);
+        if (rc != SANDBOX_OK || !rs)
+            return rc != SANDBOX_OK ? rc : SANDBOX_E_NOMEM;
+        opts.timeout_ms = options->timeout_ms;
+        opts.keep_background = options->keep_background;
+        opts.records = rs->area;
+        opts.host = getpid();
+        opts.limits = rs->limits.any ? &rs->limits : NULL;
+    }
+    if (plan->noop) {
+        /* An all-off policy, supervised: the lifecycle without a sandbox. */
+        memset(&run, 0, sizeof run);
+        run.ruleset_fd = -1;
+        run.unconfined = 1;
+    } else {
+        /* A copy on this thread's stack: it shares the plan's ruleset
+         * descriptor (which every child may pass to landlock_restrict_self)
+         * and adds this command's own masks. The shared plan is never
+         * written. */
+        run = plan->backend->prepared;
+        run.mask = NULL;
+        memset(&run.unix_eps, 0, sizeof run.unix_eps);
+        if (supervised && run.lsn_bpf && !run.guard) {
+            char detail[256];
+            int can = sbx_supervisor_available(detail, sizeof detail);
+            if (!can) {
+                run_free(rs);
+                return sbx_fail(error, SANDBOX_E_UNSUPPORTED, 0,
+                                "a supervised run (records, a timeout, the outcome) is not "
+                                "available: %s; run without it (no --report, --timeout, "
+                                "--outcome-fd, --keep-background)",
+                                detail);
+            }
+            if (can == 2)
+                sbx_warn(process->warning, sizeof process->warning, "%s", detail);
+        }
+        /* The pre-flight scans read the tree as it is now: per spawn, not
+         * per plan. A shallow copy of the resolved plan carries this
+         * spawn's memo of directories its index checks stat'ed (never
+         * freed through it). */
+        r = plan->resolved;
+        r.index_memo = sbx_index_memo_new();
+        if (sbx_hardlink_wanted(plan->policy))
+            rc = sbx_hardlink_preflight(&r, plan->policy, error);
+        if (rc == SANDBOX_OK)
+            rc = sbx_mask_prepare(&r, &run.mask, !run.rootfs, process->warning, sizeof process->warning,
+                                  error);
+        /* Root's namespace covers the daemon sockets itself: listed per
+         * spawn too, so one started after the plan is closed (a socket
+         * gone since is skipped at apply). */
+        if (rc == SANDBOX_OK && run.rootfs)
+            rc = sbx_unix_endpoints(&r, &run.unix_eps, error);
+        sbx_index_memo_free(r.index_memo);
+        if (rc != SANDBOX_OK) {
+            sbx_mask_free(run.mask);
+            run_free(rs);
+            return rc;
+        }
+    }
+    /* A confined command has no CAP_SYS_ADMIN left for the cgroup
+     * namespace that keeps it in the run's cgroup (reslimits.c); the
+     * no-userns program then closes the door instead: clone3 gets ENOSYS,
+     * so CLONE_INTO_CGROUP cannot be asked for, and Landlock or the
+     * missing capabilities refuse a write to another cgroup.procs. */
+    if (rs && rs->limits.cg_procs >= 0 && !run.unconfined) {
+        if (!run.userns_bpf &&
+            sbx_seccomp_no_userns(&run.userns_bpf, &run.userns_bpf_len, error) != SANDBOX_OK) {
+            sbx_mask_free(run.mask);
+            sbx_unix_list_free(&run.unix_eps);
+            run_free(rs);
+            return error->code;
+        }
+        rs->limits.ns_optional = 1;
+    }
+    /* The fallback is weaker than the flag's name: say so at launch. */
+    if (rs && rs->limits.mech[SANDBOX_LIMIT_MEMORY] == SBX_LM_RLIMIT)
+        sbx_warn(process->warning, sizeof process->warning,
+                 "--limit-memory is RLIMIT_DATA here (%s): per-process private data only; "
+                 "shared memory and tmpfs are not counted",
+                 rs->limits.cg_why[0] ? rs->limits.cg_why : "no cgroup of the run's own");
+    run.sup = supervised ? &opts : NULL;
+    /* The child adds a rule for its own /dev or devpts: to a ruleset of its own. */
+    rc = plan->noop ? SANDBOX_OK : sbx_linux_plan_for_command(&plan->resolved, &run, error);
+    if (rc == SANDBOX_OK)
+        rc = sbx_linux_spawn_plan(&run, SBX_SPAWN_DEFAULT, argv, envp, options, process, error);
+    if (!plan->noop)
+        sbx_linux_plan_for_command_done(&run);
     sbx_mask_free(run.mask);
+    sbx_unix_list_free(&run.unix_eps);
+    if (rc == SANDBOX_OK)
+        process->backend = rs;
+    else
+        run_free(rs);
+    return rc;
+}
+
+int sbx_backend_collect(sandbox_process *process, struct sbx_outcome_data *d)
+{
+    struct sbx_run *run = process->backend;
+    const struct sbx_rec_area *a;
+    struct timespec now;
+    struct sbx_outcome_rec r;
+    struct sbx_rec rec;
+    const char *path;
+    char pbuf[4097];
+    uint32_t i, n;
+    int rc = SANDBOX_OK;
+
+    if (!run)
+        return SANDBOX_OK;
+    process->backend = NULL;
+    if (!d) {
+        run_free(run);
+        return SANDBOX_OK;
+    }
+    a = run->area;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    d->duration = (double)(now.tv_sec - run->start.tv_sec) +
+                  (double)(now.tv_nsec - run->start.tv_nsec) / 1e9;
+    d->supervised = 1;
+    d->describe = run->describe;
+    /* The cgroup's events are read before it is removed (run_free). */
+    if (sbx_rec_valid(a) && (a->flags & SBX_RUN_ENDED))
+        d->limit = sbx_limits_reason(&run->limits, a->status, a->cpu_ms,
+                                     (a->flags & SBX_RUN_TIMED_OUT) != 0, &d->limit_certain);
+    run->describe = NULL;
+    /* The supervisor is reaped: nothing writes the area any more (a
+     * supervisor the command had subverted could have written anything, so
+     * every field is checked by sbx_rec_get). */
+    if (sbx_rec_valid(a) && (a->flags & SBX_RUN_ENDED)) {
+        d->flags = a->flags;
+        d->leftovers = a->leftovers;
+        d->dropped = a->dropped;
+        n = a->n;
+        for (i = 0; i < n && rc == SANDBOX_OK; i++) {
+            if (!sbx_rec_get(a, i, &rec, &path)) {
+                d->dropped++;
+                continue;
+            }
+            memset(&r, 0, sizeof r);
+            r.kind = rec.kind;
+            r.action = rec.action;
+            r.syscall = sbx_sys_name(rec.name);
+            r.compat = rec.compat != 0;
+            r.family = rec.family;
+            r.type = rec.type;
+            r.pid = rec.pid;
+            memcpy(r.comm, rec.comm, sizeof r.comm);
+            r.count = rec.count;
+            if (path) {
+                memcpy(pbuf, path, rec.path_len);
+                pbuf[rec.path_len] = '\0';
+                r.path = pbuf;
+            }
+            rc = sbx_outcome_add(d, &r);
+        }
+    } else {
+        /* The supervisor died before writing (killed from outside). */
+        d->flags = SBX_RUN_NO_LISTENER;
+    }
+    run_free(run);
     return rc;
 }
 

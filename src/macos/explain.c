@@ -51,7 +51,9 @@ static void explain_json(const sbx_resolved *r, const sbx_seatbelt_plan *p, sbx_
         sbx_buf_json_str(out, p->roots[i].canonical);
         sbx_buf_add(out, "}");
     }
-    sbx_buf_add(out, "],\"mach_services\":[");
+    sbx_buf_add(out, "],\"reads\":");
+    sbx_reads_explain(r, 1, out);
+    sbx_buf_add(out, ",\"mach_services\":[");
     for (i = 0; i < n_mach; i++) {
         if (i)
             sbx_buf_add(out, ",");
@@ -105,6 +107,7 @@ static void explain_text(const sbx_resolved *r, const sbx_seatbelt_plan *p, sbx_
         sbx_buf_json_str(out, p->roots[i].canonical);
         sbx_buf_add(out, "\n");
     }
+    sbx_reads_explain(r, 0, out);
     sbx_buf_add(out, "profile:     deny-default; launchd jobs, LaunchServices, Apple events and "
                      "the keychain services refused\nmach services allowed:\n");
     for (i = 0; i < n_mach; i++)

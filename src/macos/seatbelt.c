@@ -276,6 +276,7 @@ static const char *role_prefix(int role)
     case SBX_PARAM_PROTECTED_PARENT: return "PROTECTED_PARENT_";
     case SBX_PARAM_HOME: return "HOME_";
     case SBX_PARAM_TTY: return "TTY_";
+    case SBX_PARAM_READABLE: return "READABLE_ROOT_";
     default: return "WRITABLE_ROOT_";
     }
 }
@@ -450,15 +451,84 @@ static void render_ttys(sbx_buf *b, const sbx_resolved *r, const sbx_seatbelt_pl
     sbx_buf_add(b, ")\n");
 }
 
+/* The devices a class reads (the terminals are render_ttys'). */
+static const char *const read_devices[] = {
+    "/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/dtracehelper",
+    "/dev/autofs_nowait", "/dev/stdin", "/dev/stdout", "/dev/stderr",
+};
+
+/* What no class reads although an OS tree holds it: the system keychains,
+ * the password database, sudo's rules, the SSH host keys, the auto-login
+ * password and Kerberos keys, and the data that services installed by
+ * Homebrew or MacPorts keep in their var (databases, a redis dump): root
+ * reads them all by ownership otherwise (review of issue 28). */
+static const char *const read_never_literal[] = {
+    "/private/etc/master.passwd", "/private/etc/sudoers", "/private/etc/spwd.db",
+    "/private/etc/kcpassword",    "/private/etc/krb5.keytab",
+};
+static const char *const read_never_subpath[] = {"/Library/Keychains", "/private/etc/sudoers.d",
+                                                 "/opt/homebrew/var", "/opt/local/var"};
+
+/* A class confines reads (src/reads.c): metadata everywhere, since stat,
+ * realpath and getcwd walk every parent, and the contents of the OS trees,
+ * the read roots and the writable roots only. Seatbelt's literal filter
+ * names one path, so "/" may be listed without its subtree. */
+static void render_reads(sbx_buf *b, const sbx_resolved *r, const sbx_seatbelt_plan *plan)
+{
+    size_t i;
+    sbx_buf_add(b, "; reads: the class reads the OS, its toolchains and roots only; metadata\n"
+                   "; (stat, realpath, getcwd) everywhere\n(allow file-read-metadata)\n"
+                   "(allow file-read*\n  (literal ");
+    add_literal(b, "/");
+    sbx_buf_add(b, ")");
+    for (i = 0; i < r->n_reads; i++) {
+        if (!r->reads[i].fixed)
+            continue;
+        sbx_buf_add(b, "\n  (subpath ");
+        add_literal(b, r->reads[i].path);
+        sbx_buf_add(b, ")");
+    }
+    for (i = 0; i < sizeof read_devices / sizeof read_devices[0]; i++) {
+        sbx_buf_add(b, "\n  (literal ");
+        add_literal(b, read_devices[i]);
+        sbx_buf_add(b, ")");
+    }
+    sbx_buf_add(b, "\n  (regex #\"^/dev/fd(/[0-9]+)?$\")");
+    add_param_filters(b, plan, SBX_PARAM_READABLE, "subpath");
+    add_param_filters(b, plan, SBX_PARAM_WRITABLE, "subpath");
+    sbx_buf_add(b, ")\n; never read, though an OS tree holds it\n(deny file-read*");
+    for (i = 0; i < sizeof read_never_literal / sizeof read_never_literal[0]; i++) {
+        sbx_buf_add(b, "\n  (literal ");
+        add_literal(b, read_never_literal[i]);
+        sbx_buf_add(b, ")");
+    }
+    for (i = 0; i < sizeof read_never_subpath / sizeof read_never_subpath[0]; i++) {
+        sbx_buf_add(b, "\n  (subpath ");
+        add_literal(b, read_never_subpath[i]);
+        sbx_buf_add(b, ")");
+    }
+    /* /dev is a writable root on macOS (docs/classes.md); the disks, packet
+     * capture (bpf), the file-system event stream, the kernel log and the
+     * audit pipe are not read through it (each is root's by its mode). */
+    sbx_buf_add(b, "\n  (regex #\"^/private/etc/ssh/ssh_host_[^/]*_key$\")"
+                   "\n  (regex #\"^/dev/r?disk[0-9]\")"
+                   "\n  (regex #\"^/dev/(bpf[0-9]*|fsevents|klog|auditpipe|auditsessions|"
+                   "pf|pfm|mem|kmem)$\"))\n");
+}
+
 /* What every mode allows, read-only included: spec 000's read-only list. */
-static void render_base(sbx_buf *b, const sbx_resolved *r)
+static void render_base(sbx_buf *b, const sbx_resolved *r, const sbx_seatbelt_plan *plan)
 {
     sbx_buf_add(b, "(deny default)\n");
     sbx_buf_add(b, "; running programs; children inherit this profile\n"
                    "(allow process-exec* process-fork)\n"
                    "; dyld maps every library a program links\n"
                    "(allow file-map-executable)\n");
-    sbx_buf_add(b, "; every file read (protected paths are taken away last)\n(allow file-read*)\n");
+    if (r->reads_confined)
+        render_reads(b, r, plan);
+    else
+        sbx_buf_add(b, "; every file read (protected paths are taken away last)\n"
+                       "(allow file-read*)\n");
     sbx_buf_add(b, "; sysctl reads: CPU count, OS version, kern.proc for ps\n(allow sysctl-read)\n");
     /* Outside the sandbox nothing may be signalled, traced or inspected:
      * other apps' processes are spec 004's "never". */
@@ -816,6 +886,34 @@ static void socket_twin(sbx_buf *b, size_t start, int kind)
     socket_rule(b, start, end, "network-bind", "local");
 }
 
+/* A .git left writable (SANDBOX_PROTECT_GIT): what runs code in it is
+ * denied for writing by name, like the whole .git otherwise (the parts of
+ * src/protect.c), and the name .git itself, exactly: a .git file (a
+ * worktree's pointer) is not rewritten and a .git is not replaced. Unlike
+ * the Linux masks, a name rule also stops these parts in a repository the
+ * command creates: git init is refused there, as with the default .git. */
+static int render_git_parts(sbx_buf *b)
+{
+    char part[64];
+    size_t i, start;
+    for (i = 0; i < sbx_n_git_code; i++) {
+        start = b->len;
+        snprintf(part, sizeof part, ".git/%s", sbx_git_code[i]);
+        sbx_buf_printf(b, "(deny %s (regex ", deny_ops(SANDBOX_PROTECT_WRITE));
+        if (sbx_sbpl_name_regex(b, part) != SANDBOX_OK)
+            return SANDBOX_E_INVALID;
+        sbx_buf_add(b, "))\n");
+        socket_twin(b, start, SANDBOX_PROTECT_WRITE);
+    }
+    start = b->len;
+    sbx_buf_printf(b, "(deny %s (regex ", deny_ops(SANDBOX_PROTECT_WRITE));
+    if (name_regex_at(b, ".git", NULL, -1, 1) != SANDBOX_OK)
+        return SANDBOX_E_INVALID;
+    sbx_buf_add(b, "))\n");
+    socket_twin(b, start, SANDBOX_PROTECT_WRITE);
+    return SANDBOX_OK;
+}
+
 /* Spec 003: protected-path denials, after every allowance so that they win
  * (the last matching rule decides in SBPL).
  *  - name patterns: a case-insensitive regex over whole components, matching
@@ -842,6 +940,11 @@ static int render_protected(sbx_buf *b, const sbx_resolved *r, const sbx_seatbel
         const char *pat = r->protect[i].pattern;
         if (pat[0] == '~')
             continue;
+        if (r->protect[i].flags & SBX_PROTECT_F_GIT) {
+            if (render_git_parts(b) != SANDBOX_OK)
+                return regex_fail(err, i, pat);
+            continue;
+        }
         size_t start = b->len;
         sbx_buf_printf(b, "(deny %s (regex ", deny_ops(r->protect[i].kind));
         if (sbx_sbpl_name_regex(b, pat) != SANDBOX_OK)
@@ -959,7 +1062,7 @@ static int render_profile(const sbx_resolved *r, sbx_seatbelt_plan *plan, sandbo
     sbx_buf_add(&b, r->filesystem == SANDBOX_FS_READ_ONLY
                         ? "; libsandbox read-only profile: everything not listed is refused\n"
                         : "; libsandbox profile: everything not listed is refused\n");
-    render_base(&b, r);
+    render_base(&b, r, plan);
     if (r->filesystem != SANDBOX_FS_READ_ONLY) {
         render_toolchain(&b);
         rc = render_network(&b, r, err);
@@ -1157,6 +1260,22 @@ int sbx_seatbelt_plan_build(const sbx_resolved *r, const char *const argv[], sbx
             rc = sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while planning");
             goto fail;
         }
+    }
+    /* Read roots from the home and the host travel as -D values too. */
+    for (i = 0; i < r->n_reads; i++) {
+        char *c = NULL;
+        if (r->reads[i].fixed)
+            continue;
+        rc = canon(r->reads[i].path, &c, err);
+        if (rc != SANDBOX_OK)
+            goto fail;
+        rc = add_param(plan, r->reads[i].path, SBX_PARAM_READABLE) != SANDBOX_OK ||
+                     add_param(plan, c, SBX_PARAM_READABLE) != SANDBOX_OK
+                 ? sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory while planning")
+                 : SANDBOX_OK;
+        free(c);
+        if (rc != SANDBOX_OK)
+            goto fail;
     }
     rc = plan_protected(r, canon, plan, err);
     if (rc == SANDBOX_E_NOMEM)

@@ -54,7 +54,8 @@ enum sbx_sbpl_param_role {
     SBX_PARAM_PROTECTED,       /* PROTECTED_N: a denied home or system path */
     SBX_PARAM_PROTECTED_PARENT,/* PROTECTED_PARENT_N: a parent that may not be renamed */
     SBX_PARAM_HOME,            /* HOME_N: the home directory, for ~/ wildcard patterns */
-    SBX_PARAM_TTY              /* TTY_N: the terminal inherited on fds 0-2 (macOS host only) */
+    SBX_PARAM_TTY,             /* TTY_N: the terminal inherited on fds 0-2 (macOS host only) */
+    SBX_PARAM_READABLE         /* READABLE_ROOT_N: a read root of a class (toolchain, project) */
 };
 
 struct sbx_sbpl_param {
@@ -113,8 +114,8 @@ int sbx_sbpl_name_regex(sbx_buf *b, const char *pattern);
 /* The copy suffixes every name regex accepts before its end, as the matcher
  * strips them (src/protect.c, backup_suffix): ~ .bak .orig .old .save .swp .swo .backup .~N~. */
 #define SBX_SBPL_COPY_SUFFIX                                                                      \
-    "(~|[.]([bB][aA][kK]|[oO][rR][iI][gG]|[oO][lL][dD]|[sS][aA][vV][eE]|[sS][wW][pP]|"           \
-    "[sS][wW][oO]|[bB][aA][cC][kK][uU][pP]|~[0-9][0-9]*~))*"
+    "(~|[.]([bB][aA][kK]|[oO][rR][iI][gG]|[oO][lL][dD]|[sS][aA][vV][eE]([.][0-9][0-9]*)?|"       \
+    "[sS][wW][pP]|[sS][wW][oO]|[bB][aA][cC][kK][uU][pP]|~[0-9][0-9]*~))*"
 
 /* Append s as an SBPL string literal, quotes included: '"' and '\' are
  * backslash-escaped; bytes >= 0x80 pass through (they can never form a quote

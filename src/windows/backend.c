@@ -10,6 +10,7 @@
 #include "win.h"
 
 #include "../backend.h"
+#include "../outcome.h"
 
 #include <aclapi.h>
 #include <io.h>
@@ -1581,6 +1582,14 @@ int sbx_backend_wait(sandbox_process *process, int *status, sandbox_error *error
     free(run);
     process->backend = NULL;
     process->handle = NULL;
+    return SANDBOX_OK;
+}
+
+int sbx_backend_collect(sandbox_process *process, struct sbx_outcome_data *d)
+{
+    (void)process; /* the wait released the run already */
+    if (d)
+        d->exit_code_only = 1; /* the status is the process exit code */
     return SANDBOX_OK;
 }
 

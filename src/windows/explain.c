@@ -62,7 +62,9 @@ static void explain_json(const sbx_resolved *r, const sbx_win_plan *p, const cha
         sbx_win_deny_sddl(out, &p->denies[i], CONTAINER_SID_PLACEHOLDER);
         sbx_buf_add(out, "\"}");
     }
-    sbx_buf_add(out, "],\"protected_paths\":");
+    sbx_buf_add(out, "],\"reads\":");
+    sbx_reads_explain(r, 1, out);
+    sbx_buf_add(out, ",\"protected_paths\":");
     sbx_protect_explain(r, SBX_WIN_PROTECT_MECHANISM, SBX_WIN_PROTECT_GAPS, 1, out);
     /* Never claimed: whether the exemption can be set is known only when the
      * run tries (an administrator's right). */
@@ -112,6 +114,7 @@ static void explain_text(const sbx_resolved *r, const sbx_win_plan *p, sbx_buf *
             sbx_win_deny_sddl(out, &p->denies[i], CONTAINER_SID_PLACEHOLDER);
             sbx_buf_add(out, "\n");
         }
+        sbx_reads_explain(r, 0, out);
         sbx_protect_explain(r, SBX_WIN_PROTECT_MECHANISM, SBX_WIN_PROTECT_GAPS, 0, out);
         if (p->loopback_wanted)
             sbx_buf_add(out, "loopback: " SBX_WIN_LOOPBACK_NOTE "\n");

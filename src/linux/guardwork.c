@@ -1,0 +1,184 @@
+/* The creation guard's workers: a guarded open that may wait in the kernel
+ * (a FIFO's other end, a lease being broken, a device) is finished by a
+ * process of its own, so the supervisor's loop never waits with it
+ * (review of issue 19, F3/F6). A module of the supervised run
+ * (supervisor.h).
+ *
+ * The supervisor serves one notification at a time: before this, an
+ * open(O_CREAT) of a file the command held a write lease on waited out the
+ * lease-break time (45 s) inside the loop, with the timeout, the host's
+ * death and every other creation unseen; a FIFO writer held every other
+ * creation of the run until a reader came. guard.c decides which open may
+ * wait, after every check; the worker only opens what is already there
+ * (never with O_CREAT), so names are still made by the supervisor alone,
+ * one call at a time.
+ *
+ * A worker is a fork of the supervisor (raw clone: no atfork handler of a
+ * multi-threaded host may run): same mount namespace, Landlock domain,
+ * credentials, not dumpable, outside the command's signal scope. It answers
+ * its notification itself through the inherited listener and exits. The
+ * supervisor holds its pidfd: it is killed when its caller stops waiting
+ * (killed, or interrupted: the kernel would not have opened then either),
+ * when the run ends (before the command's tree is signalled, so it is never
+ * counted as the command's), and by the kernel when the supervisor dies
+ * (parent-death signal). Async-signal-safe, like the rest of the run. */
+#define _GNU_SOURCE
+#include "supervisor.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef CLONE_PIDFD
+#  define CLONE_PIDFD 0x00001000
+#endif
+#ifndef P_PIDFD
+#  define P_PIDFD 3
+#endif
+
+int sbx_work_start(struct sbx_sup *s, uint64_t id)
+{
+    struct sbx_guard_worker *w = NULL;
+    pid_t me = getpid(), pid;
+    int i, pidfd = -1;
+
+    /* The run is ending: the caller is about to be ended too, and a new
+     * process now would only delay that. The kernel's answer to a wait cut
+     * short. */
+    if (s->phase == SBX_SUP_TERM || s->phase == SBX_SUP_KILL)
+        return EINTR;
+    for (i = 0; i < SBX_GUARD_WORKERS && !w; i++)
+        if (s->workers[i].pidfd <= 0)
+            w = &s->workers[i];
+    /* Bounded: workers are the supervisor's, outside the run's cgroup and
+     * its pids.max. Past the bound the caller is told to try again, never
+     * left holding the loop. */
+    if (!w)
+        return EAGAIN;
+    /* Shared with every worker: which one is answering (below). */
+    if (!s->work_busy) {
+        void *m = mmap(NULL, SBX_GUARD_WORKERS * sizeof *s->work_busy, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return EAGAIN;
+        s->work_busy = m;
+    }
+    __atomic_store_n(&s->work_busy[w - s->workers], 0, __ATOMIC_SEQ_CST);
+    /* Raw clone, flags first and the parent's tid pointer third on every
+     * architecture this builds for; CLONE_PIDFD writes the pidfd there. */
+    pid = (pid_t)syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, 0, &pidfd, 0, 0);
+    if (pid < 0)
+        return errno == ENOMEM || errno == EAGAIN ? EAGAIN : errno;
+    if (pid == 0) {
+        /* The supervisor's death (SIGKILL from outside) ends its workers:
+         * a worker left waiting would hold the command's call. Its death
+         * before this line is seen by getppid. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != me)
+            _exit(126);
+        s->guard_worker = (int)(w - s->workers) + 1;
+        return 0;
+    }
+    w->pidfd = pidfd;
+    w->id = id;
+    s->n_workers++;
+    return 1;
+}
+
+/* Why a worker that answers must not be killed: an answer that installs a
+ * descriptor (SECCOMP_IOCTL_NOTIF_ADDFD with SEND) marks the call answered
+ * before the caller has taken the descriptor; a worker killed in between
+ * leaves the caller returning 0 from its open, with no descriptor there
+ * (seen: one open in a few hundred). That answer also makes the notification
+ * invalid, which the sweep would read as its caller gone. So the worker
+ * says it answers, before it does, and is left to finish. */
+void sbx_work_answering(struct sbx_sup *s)
+{
+    if (s->guard_worker > 0 && s->work_busy)
+        __atomic_store_n(&s->work_busy[s->guard_worker - 1], 1, __ATOMIC_SEQ_CST);
+}
+
+static int busy(const struct sbx_sup *s, const struct sbx_guard_worker *w)
+{
+    return s->work_busy && __atomic_load_n(&s->work_busy[w - s->workers], __ATOMIC_SEQ_CST);
+}
+
+static void release(struct sbx_sup *s, struct sbx_guard_worker *w)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    /* Reaped here unless the tree's reaping (wait4 of any child) was first. */
+    (void)syscall(SYS_waitid, P_PIDFD, w->pidfd, &si, WEXITED | WNOHANG, NULL);
+    close(w->pidfd);
+    w->pidfd = 0;
+    s->n_workers--;
+}
+
+void sbx_work_sweep(struct sbx_sup *s)
+{
+    struct pollfd pf;
+    int i;
+    for (i = 0; i < SBX_GUARD_WORKERS && s->n_workers > 0; i++) {
+        struct sbx_guard_worker *w = &s->workers[i];
+        if (w->pidfd <= 0)
+            continue;
+        pf.fd = w->pidfd;
+        pf.events = POLLIN;
+        pf.revents = 0;
+        if (poll(&pf, 1, 0) > 0) { /* exited */
+            release(s, w);
+            continue;
+        }
+        /* Its caller no longer waits: the open it is in would be one the
+         * kernel never made (a FIFO's phantom partner). */
+        if (!sbx_sup_valid(s, w->id) && !busy(s, w))
+            (void)syscall(SYS_pidfd_send_signal, w->pidfd, SIGKILL, NULL, 0);
+    }
+}
+
+int sbx_work_fds(const struct sbx_sup *s, struct pollfd *pf, int room)
+{
+    int i, n = 0;
+    for (i = 0; i < SBX_GUARD_WORKERS && n < room; i++)
+        if (s->workers[i].pidfd > 0) {
+            pf[n].fd = s->workers[i].pidfd;
+            pf[n].events = POLLIN;
+            pf[n].revents = 0;
+            n++;
+        }
+    return n;
+}
+
+void sbx_work_end(struct sbx_sup *s)
+{
+    struct pollfd pf;
+    struct timespec t0, now;
+    long left;
+    int i;
+    for (i = 0; i < SBX_GUARD_WORKERS; i++)
+        if (s->workers[i].pidfd > 0 && !busy(s, &s->workers[i]))
+            (void)syscall(SYS_pidfd_send_signal, s->workers[i].pidfd, SIGKILL, NULL, 0);
+    /* Every wait a worker can be in (a FIFO's partner, a lease break) ends
+     * at SIGKILL, and one that answers is about to exit; bounded all the
+     * same (500 ms for all), and one still alive after it is ended with
+     * the tree. */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (i = 0; i < SBX_GUARD_WORKERS && s->n_workers > 0; i++) {
+        struct sbx_guard_worker *w = &s->workers[i];
+        if (w->pidfd <= 0)
+            continue;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        left = 500 - ((long)(now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000);
+        pf.fd = w->pidfd;
+        pf.events = POLLIN;
+        pf.revents = 0;
+        (void)poll(&pf, 1, left > 0 ? (int)left : 0);
+        release(s, w);
+    }
+}
