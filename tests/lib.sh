@@ -77,6 +77,31 @@ finish() {
   exit $?
 }
 
+# with_hosts HOSTS CMD...: run CMD in a private mount namespace whose /etc
+# holds HOSTS as its hosts file, "hosts: files" in nsswitch.conf and Debian's
+# "multi on" in host.conf, the rest of /etc linked in: name lookups that do
+# not depend on this machine's /etc (have mountns).
+with_hosts() {
+  local hosts=$1
+  shift
+  local ns=(unshare -m --propagation private)
+  [ "$(id -u)" = 0 ] || ns=(unshare -Urm --propagation private)
+  mkdir -p "$_scratch/orig-etc"
+  printf '%s\n' "$hosts" >"$_scratch/hosts"
+  "${ns[@]}" sh -c '
+    s=$1; shift
+    mount --bind /etc "$s/orig-etc" && mount -t tmpfs -o mode=755 sbx-etc /etc || exit 125
+    for f in "$s"/orig-etc/* "$s"/orig-etc/.[!.]*; do
+      [ -e "$f" ] || [ -L "$f" ] || continue
+      ln -s "$f" "/etc/${f##*/}"
+    done
+    rm -f /etc/hosts /etc/nsswitch.conf /etc/gai.conf /etc/host.conf
+    cp "$s/hosts" /etc/hosts
+    echo "hosts: files" >/etc/nsswitch.conf
+    echo "multi on" >/etc/host.conf   # Debian'"'"'s: every address of a name, not the first
+    exec "$@"' sh "$_scratch" "$@"
+}
+
 # ---- the machine profile: which skips are legitimate -------------------------
 # A skip is legitimate only when the machine cannot give what the check needs,
 # and the profile below, not the test, decides that. Call skip with a
@@ -91,6 +116,16 @@ declare -A _have=()
 _skips=()
 
 # _have_probe KEY: 0 if this machine (kernel, user, installed tools) has KEY.
+# The directory of this process's cgroup v2, as src/linux/reslimits.c finds it.
+_own_cgroup2() {
+  local rel mnt
+  rel=$(sed -n 's/^0:://p' /proc/self/cgroup) && [ -n "$rel" ] || return 1
+  mnt=$(awk '$4 == "/" && $0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+  [ -n "$mnt" ] || return 1
+  [ "$rel" = / ] && rel=
+  echo "$mnt$rel"
+}
+
 _have_probe() {
   local k=$1 v
   case $k in
@@ -136,6 +171,10 @@ _have_probe() {
                  command -v losetup >/dev/null ;;
     loop) [ -e /dev/loop-control ] && command -v losetup >/dev/null ;;
     pty) [ -e /dev/ptmx ] && [ -d /dev/pts ] && have python3 ;;
+    # CAP_SYS_PTRACE in the effective set and Yama below 3: any process may be
+    # traced, a process that is not dumpable too (test_guard_paths holds the guard).
+    sys_ptrace) v=$(awk '/^CapEff/ {print $2}' /proc/self/status); (( 0x$v >> 19 & 1 )) &&
+                v=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0) && [ "$v" -le 2 ] ;;
     # Unprivileged ptrace of a sibling (yama ptrace_scope 0 or 1 with a child).
     ptrace) v=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0); [ "$v" -le 1 ] ;;
     tiocsti) v=$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null || echo 1); [ "$v" = 1 ] ;;
@@ -165,6 +204,10 @@ with tempfile.NamedTemporaryFile() as f: os.setxattr(f.name, "user.sbx", b"1")' 
     dac_enforced) [ "$(id -u)" != 0 ] ;;
     # The bounding set still has net_admin (12) and sys_admin (21).
     bounding_admin) v=$(awk '/^CapBnd/ {print $2}' /proc/self/status); (( (0x$v >> 12 & 1) && (0x$v >> 21 & 1) )) ;;
+    # A macvtap link on a veth, in a network namespace of its own: root only
+    # (/dev/tapN, issue 17: raw frames by read and write).
+    macvtap_make) [ "$(id -u)" = 0 ] && have ip && unshare -n sh -c 'ip link add sbxprofv0 type veth peer name sbxprofv1 &&
+                    ip link add link sbxprofv0 name sbxprofm0 type macvtap' ;;
     # ip link add type dummy works (the dummy module loads): root only.
     dummy_link) [ "$(id -u)" = 0 ] && have ip && unshare -n sh -c 'ip link add sbxprof0 type dummy' ;;
     # A btrfs ioctl on TMPDIR's file system answers something other than EPERM
@@ -177,8 +220,30 @@ with tempfile.NamedTemporaryFile() as f: os.setxattr(f.name, "user.sbx", b"1")' 
     fs_attrs) have python3 && python3 -c 'import fcntl,os,tempfile,array
 with tempfile.NamedTemporaryFile(dir="/tmp") as f:
     os.setxattr(f.name, "user.sbx", b"1"); fcntl.ioctl(f.fileno(), 0x80086601, array.array("l",[0]))' ;;
+    # Python's own toolchain works unconfined (test_toolchains).
+    pip) have python3 && python3 -m pip --version ;;
+    venv) have python3 && python3 -c 'import ensurepip, venv' ;;
+    # A supervised run's records: seccomp user notification and Landlock's
+    # signal scope (ABI 6), which keeps the command from killing its supervisor.
+    supervisor) have seccomp_notify && have landlock6 ;;
+    # Resource limits (issue 27): a cgroup v2 of the run's own under this
+    # process's (root, or a delegated subtree) with cgroup.kill (5.14+) ...
+    # (a hierarchy's root has no cgroup.kill of its own: the kernel's version then).
+    cgroup2) v=$(_own_cgroup2) && [ -w "$v" ] && { [ -e "$v/cgroup.kill" ] ||
+             [ "$(printf '5.14\n%s\n' "$(uname -r)" | sort -V | head -1)" = 5.14 ]; } ;;
+    # ... and the memory and pids controllers for it. A hybrid machine whose
+    # controllers are bound to cgroup v1 (this VM's runner) has neither.
+    # CAP_SYS_RESOURCE in the effective set (raises hard rlimits).
+    sys_resource) [ $(( 0x$(awk '/^CapEff/ { print $2 }' /proc/self/status) >> 24 & 1 )) = 1 ] ;;
+    cgroup2_ctrl) have cgroup2 && v=$(_own_cgroup2) &&
+                  grep -qw memory "$v/cgroup.controllers" && grep -qw pids "$v/cgroup.controllers" ;;
     # The tools some checks drive.
-    python3|node|groff|script|setcap|setpriv|getent|ip|unshare|losetup|debootstrap|git)
+    # Debian's toolchains for bindings/ (scripts/test-bindings.sh): /usr/bin, not a rustup cargo.
+    go) [ -x /usr/bin/go ] ;;
+    cargo) [ -x /usr/bin/cargo ] && [ -x /usr/bin/rustc ] ;;
+    # Per-session scheduling groups (CONFIG_SCHED_AUTOGROUP).
+    autogroup) [ -r /proc/self/autogroup ] ;;
+    python3|node|groff|script|setcap|setpriv|getent|ip|unshare|losetup|debootstrap|git|npm|prlimit)
       command -v "$k" >/dev/null && { [ "$k" != python3 ] || python3 -c '' 2>/dev/null; } ;;
     *) return 99 ;;
   esac
@@ -240,10 +305,10 @@ require() {
 
 # profile: the whole profile, one "key yes|no" line each (the summary, docs).
 SBX_PROFILE_KEYS="root nonroot x86_64 probes userns mountns landlock landlock4 landlock6 seccomp
-  seccomp_notify guard i386 x32 shm io_uring io_uring_socket tun tun_make loop loop_attach core_pattern_w pty ptmx ptrace ptrace0 tiocsti
-  setuid core_in_cwd core_hard unsanitized user_xattr fs_attrs dac_enforced bounding_admin dummy_link
+  seccomp_notify guard supervisor cgroup2 cgroup2_ctrl sys_resource i386 x32 shm io_uring io_uring_socket tun tun_make loop loop_attach core_pattern_w pty ptmx ptrace ptrace0 sys_ptrace tiocsti
+  setuid core_in_cwd core_hard unsanitized user_xattr fs_attrs dac_enforced bounding_admin dummy_link macvtap_make
   btrfs_eperm_distinct own_home home_not_tmp kernel_bpf kernel_perf kernel_userfaultfd kernel_personality nr_463 nr_466 nr_467 nr_469
-  python3 git script setcap ip getent af_bluetooth af_can af_tipc af_rds af_alg af_xdp af_vsock af_packet"
+  python3 node go cargo npm git script setcap ip getent af_bluetooth af_can af_tipc af_rds af_alg af_xdp af_vsock af_packet autogroup"
 profile() {
   local k
   for k in $SBX_PROFILE_KEYS; do

@@ -17,7 +17,7 @@ esc_need_probes() {
 esc_mode_needs() {
   case $1 in
     --no-network) echo seccomp ;;
-    --confine-fs|--sandbox) echo landlock ;;
+    --confine-fs|--sandbox|--class=*) echo landlock ;;
     --read-only) echo landlock6 ;;
     *) echo "unknown-mode" ;;
   esac

@@ -16,7 +16,11 @@ case_() {
   local abi=$1 name=$2 got=0 m
   shift 2
   "$@" >"$_out" 2>&1 || got=$?
-  if [ "$got" = 2 ] && [ -n "$abi" ] && ! have "$abi"; then
+  # Where the profile (which asks the kernel directly) lacks the ABI, any
+  # failure of the probe is that: 2 when the ABI answers ENOSYS (x32 off), a
+  # fault when int 0x80 has no IA32 emulation, before any syscall entry a
+  # filter could see (139, or ASan's report of it: 1 or 134 by its options).
+  if [ "$got" != 0 ] && [ -n "$abi" ] && ! have "$abi"; then
     skip "$abi: $name: ABI unavailable here ($(head -1 "$_out"))"; return; fi
   if [ "$got" != 0 ]; then fail "$name: unconfined the probe did not work (exit $got)"; return; fi
   pass "$name works unconfined"

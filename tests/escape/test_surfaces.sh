@@ -6,6 +6,8 @@
 # - root reading raw disks: no block device in the command's /dev;
 # - loop ioctls (LOOP_SET_CAPACITY, LOOP_CTL_GET_FREE on inherited
 #   descriptors) and TUNSETIFF to an existing tun device: EPERM by number;
+# - a macvtap node (/dev/tapN) the caller can open: the network-deny modes
+#   exit 126 (root's own /dev holds none);
 # - an unexpected Landlock errno (a container profile's EPERM, ENOMEM) is
 #   exit 126, while ENOSYS keeps the best-effort warning unless
 #   /sys/kernel/security/lsm lists landlock (an outer filter lies: 126);
@@ -28,6 +30,7 @@ cleanup() {
   [ -n "$loopdev" ] && losetup -d "$loopdev" 2>/dev/null
   [ -n "$tun" ] && ip tuntap del dev "$tun" mode tun 2>/dev/null
   [ -n "${outside:-}" ] && kill "$outside" 2>/dev/null
+  [ -n "${tapns:-}" ] && kill "$tapns" 2>/dev/null
 }
 trap cleanup EXIT
 
@@ -72,6 +75,10 @@ if have core_pattern_w; then
     if [ -n "$irqf" ]; then
       expect_refused_any "$irqf under $m as root" "EROFS" "$L" "$m" -- "$S" rewrite "$irqf"
     fi
+    # Started in /proc/sys: a relative name from the working directory
+    # entered before the namespace would pass beneath the read-only bind.
+    expect_refused_any "kernel/core_pattern relative to a cwd of /proc/sys under $m" "EROFS|EACCES" \
+      sh -c 'cd /proc/sys && exec "$@"' - "$L" "$m" -- "$S" rewrite kernel/core_pattern
     # The command's own /proc files stay writable (uid_map, oom_score_adj).
     expect_status 0 "/proc/self stays writable under $m" "$L" "$m" -- "$S" rofs /proc/self/oom_score_adj
     expect_output_has "rw" "/proc/self/oom_score_adj is writable under $m"
@@ -91,11 +98,42 @@ if have loop_attach; then
     expect_status 0 "LOOP_CTL_GET_FREE works unconfined" \
       sh -c "exec \"\$0\" loopctl 3 3</dev/loop-control" "$S"
     have root || skip "root: the private /dev without block devices is root's (docs/threat-model.md)"
+    if have root; then
+      box=$_scratch/box
+      mkdir -p "$box/dev"
+      mknod -m 600 "$box/blk" b "$((0x$(stat -c %t "$loopdev")))" "$((0x$(stat -c %T "$loopdev")))"
+      in_box() { unshare -m --propagation private sh -c 'mount --rbind /dev "$0/dev" && exec "$@"' "$box" "$@"; }
+      expect_status 0 "root reads $loopdev through a bind of /dev at $box/dev unconfined" \
+        in_box "$S" blkread "$box/dev/${loopdev#/dev/}"
+      expect_status 0 "root reads $loopdev through a node mknod'd at $box/blk unconfined" "$S" blkread "$box/blk"
+      expect_status 0 "unconfined, $loopdev inherited write-only reopens for reading" \
+        sh -c "exec \"\$0\" blkread /proc/self/fd/5 5>>'$loopdev'" "$S"
+    fi
     for m in "${ESC_MODES[@]}"; do
       if have root; then
         expect_refused ENOENT "root finds no $loopdev under $m" "$L" "$m" -- "$S" blkread "$loopdev"
         expect_refused ENOENT "root finds no /dev/loop-control under $m" \
           "$L" "$m" -- "$S" blkread /dev/loop-control
+        expect_refused ENOENT "root finds no ./${loopdev#/dev/} from a cwd of /dev under $m" \
+          sh -c 'cd /dev && exec "$@"' - "$L" "$m" -- "$S" blkread "./${loopdev#/dev/}"
+      fi
+      if have root; then
+        # Another mount of the host's /dev (a chroot's bind, made in a
+        # private namespace of the run), and a node mknod'd outside /dev
+        # before the launch: nodev everywhere but the command's own /dev.
+        expect_refused EACCES "root opens no $box/dev/${loopdev#/dev/} (a bind of /dev elsewhere) under $m" \
+          in_box "$L" "$m" -- "$S" blkread "$box/dev/${loopdev#/dev/}"
+        expect_refused EACCES "root opens no block node mknod'd at $box/blk under $m" \
+          "$L" "$m" -- "$S" blkread "$box/blk"
+        expect_refused EACCES "... nor with --protect-secrets ($m)" \
+          in_box "$L" "$m" --protect-secrets -- "$S" blkread "$box/dev/${loopdev#/dev/}"
+      fi
+      if have root; then
+        # A disk handed over write-only: /proc/self/fd/N reopens it for
+        # reading on the host's /dev, which nodev does not reach (review of
+        # issue 17, third round): the launch is refused.
+        expect_status 126 "root: $loopdev inherited write-only is refused under $m" \
+          sh -c "exec \"\$0\" \"\$1\" --keep-fd 5 -- \"\$2\" blkread /proc/self/fd/5 5>>'$loopdev'" "$L" "$m" "$S"
       fi
       expect_refused EPERM "LOOP_SET_CAPACITY on an inherited $loopdev under $m" \
         sh -c "exec \"\$0\" \"\$1\" --keep-fd 3 -- \"\$2\" loopcap 3 3<>'$loopdev'" "$L" "$m" "$S"
@@ -130,6 +168,73 @@ elif have tun_make; then
   fail "no tun device could be made though this user may: $(head -1 "$_err" 2>/dev/null)"
 else
   skip "tun_make: making a tun device needs CAP_NET_ADMIN; the root run checks its owner nobody through setpriv"
+fi
+
+# -- 4b. a macvtap device (/dev/tapN) its owner nobody can open: Ethernet
+# frames by plain read and write, no socket and no ioctl. Made on a veth in
+# a network namespace of its own (a sleeping process keeps it), with an
+# ifindex of this run's own, since the node is named after it and /dev is
+# shared. The host's node stays root's (0600): nobody's copy, the same device
+# number, is bound over it only in a private mount namespace of each check,
+# so nobody's launches elsewhere on the machine never see it. --
+if have macvtap_make; then
+  unshare -n sleep 600 &
+  tapns=$!
+  idx=$((200000 + $$))
+  tapdev=/dev/tap$idx
+  for _ in $(seq 50); do
+    [ "$(readlink /proc/$tapns/ns/net 2>/dev/null)" != "$(readlink /proc/self/ns/net)" ] && break
+    sleep 0.1
+  done
+  mkdir -p "$_scratch/tapnode"
+  # as_owner CMD...: CMD as nobody, who owns $tapdev in its mount namespace.
+  as_owner() {
+    unshare -m --propagation private sh -c 'mount -t tmpfs -o mode=755 sbx "$0" &&
+        mknod "$0/tap" c "$1" "$2" && chown nobody "$0/tap" && mount --bind "$0/tap" "$3" && shift 3 &&
+        exec setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"' \
+      "$_scratch/tapnode" "$tapmaj" "$tapmin" "$tapdev" "$@"
+  }
+  if nsenter -t "$tapns" -n sh -c 'ip link add sbxv0 type veth peer name sbxv1 &&
+       ip link add link sbxv0 name sbxmvt0 index "$0" type macvtap &&
+       ip link set sbxv0 up && ip link set sbxv1 up && ip link set sbxmvt0 up' "$idx" 2>"$_err" &&
+     [ -c "$tapdev" ]; then
+    tapmaj=$((0x$(stat -c %t "$tapdev"))) tapmin=$((0x$(stat -c %T "$tapdev")))
+    expect_status 0 "root writes a frame to $tapdev unconfined" "$S" tapwrite "$tapdev"
+    expect_status 0 "its owner nobody writes a frame unconfined" as_owner "$S" tapwrite "$tapdev"
+    expect_status 0 "--self-test as its owner" as_owner "$L" --self-test
+    expect_output_has "this user can open $tapdev" "--self-test names $tapdev for its owner"
+    for m in "${ESC_MODES[@]}"; do
+      if [ "$m" = --confine-fs ]; then
+        expect_status 0 "$m (network allowed) still runs for the owner of $tapdev" as_owner "$L" "$m" -- true
+        continue
+      fi
+      expect_status 126 "$m refuses to run for the owner of $tapdev (nobody)" as_owner "$L" "$m" -- true
+      expect_output_has "$tapdev can be opened" "... naming $tapdev ($m)"
+      expect_refused ENOENT "root finds no $tapdev under $m" "$L" "$m" -- "$S" tapwrite "$tapdev"
+    done
+    # The same device under another name, in a directory of /dev: found by
+    # its major number (/proc/devices), not by the name devtmpfs gives it.
+    # A tmpfs over /dev/shm in the check's own namespace holds nobody's node.
+    as_owner_renamed() {
+      unshare -m --propagation private sh -c 'mount -t tmpfs -o mode=755 sbx /dev/shm &&
+          mknod /dev/shm/nic0 c "$0" "$1" && chown nobody /dev/shm/nic0 && shift &&
+          exec setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"' "$tapmaj" "$tapmin" "$@"
+    }
+    expect_status 0 "its owner nobody writes a frame through /dev/shm/nic0 unconfined" \
+      as_owner_renamed "$S" tapwrite /dev/shm/nic0
+    for m in --no-network --sandbox; do
+      expect_status 126 "$m refuses to run for the owner of the same device named /dev/shm/nic0" \
+        as_owner_renamed "$L" "$m" -- true
+      expect_output_has "/dev/shm/nic0 can be opened" "... naming /dev/shm/nic0 ($m)"
+    done
+  else
+    fail "no macvtap device could be made though this user may: $(head -1 "$_err" 2>/dev/null)"
+  fi
+  kill "$tapns" 2>/dev/null
+  wait "$tapns" 2>/dev/null
+  tapns=
+else
+  skip "macvtap_make: making a macvtap link needs root (and macvtap); the root run checks its owner nobody through setpriv"
 fi
 
 # -- 5. fail closed on an unexpected Landlock errno --

@@ -54,12 +54,20 @@ expect_status 0 "an empty PATH entry is the working directory" \
   sh -c 'cd "$1/bin" && PATH=":/usr/bin:/bin" exec "$0" --project "$1" -- no-shebang arg3' "$L" "$_scratch"
 expect_output_has "ran as a script: arg3" "the script in the working directory ran"
 expect_status 0 "an all-off policy cannot be asked for, --sandbox is the default" "$L" true
-# Spec 004: the home directory and / are never a writable project.
-expect_status 126 "running from the home directory is refused, never made writable" \
-  env HOME="$_scratch" sh -c 'cd "$HOME" && exec "$0" -- touch "$HOME/should-not-exist"' "$L"
+# Spec 004: the home directory and / are never a writable project: without
+# --project the command then works in its scratch; an explicit one is refused.
+h=$(mktemp -d /var/tmp/sbx-cli-home.XXXXXX) # outside /tmp, which a home must not be below
+chmod 755 "$h"
+expect_status 1 "from the home directory it runs, but the home is not writable" \
+  env HOME="$h" sh -c 'cd "$HOME" && exec "$0" -- touch "$HOME/should-not-exist"' "$L"
+[ -e "$h/should-not-exist" ] && fail "the command wrote in the home directory" || pass "nothing was written in the home directory"
+expect_status 126 "an explicit --project ~ is refused, never made writable" \
+  env HOME="$h" sh -c 'cd "$HOME" && exec "$0" --project "$HOME" -- true' "$L"
 expect_output_has "refusing to make" "the refusal says why and how to fix it"
-[ -e "$_scratch/should-not-exist" ] && fail "the command ran in the home directory" || pass "nothing ran in the home directory"
-expect_status 126 "running from / is refused" sh -c 'cd / && exec "$0" -- true' "$L"
+expect_status 0 "from / it runs in its scratch" env HOME="$h" sh -c 'cd / && exec "$0" -- true' "$L"
+expect_status 1 "  ...and / is not writable" env HOME="$h" sh -c 'cd / && exec "$0" -- sh -c "touch /sbx-should-not-exist || exit 1"' "$L"
+[ -e /sbx-should-not-exist ] && { fail "the command wrote in /"; rm -f /sbx-should-not-exist; } || pass "nothing was written in /"
+rm -rf "$h"
 expect_status 0 "network-only mode from the home directory writes nothing implicitly, so it runs" \
   env HOME="$_scratch" sh -c 'cd "$HOME" && exec "$0" --no-network -- true' "$L"
 finish

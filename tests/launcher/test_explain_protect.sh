@@ -31,7 +31,7 @@ expect_output_has "deny ACEs for the container SID" "the text lists the deny ACE
 expect_output_has "(D;;0x1f01ff;;;<container-sid>)" "the text shows them as SDDL"
 expect_status 0 "--explain --target macos --protect-secrets (text) exits 0" \
   env HOME=/Users/me "$L" --explain --target macos --protect-secrets -- cat .env
-expect_output_has '(deny file-read* file-write* file-link file-clone (regex #"/[.][eE][nN][vV](~|[.]([bB][aA][kK]|[oO][rR][iI][gG]|[oO][lL][dD]|[sS][aA][vV][eE]|[sS][wW][pP]|[sS][wW][oO]|[bB][aA][cC][kK][uU][pP]|~[0-9][0-9]*~))*(/|$)"))' \
+expect_output_has '(deny file-read* file-write* file-link file-clone (regex #"/[.][eE][nN][vV](~|[.]([bB][aA][kK]|[oO][rR][iI][gG]|[oO][lL][dD]|[sS][aA][vV][eE]([.][0-9][0-9]*)?|[sS][wW][pP]|[sS][wW][oO]|[bB][aA][cC][kK][uU][pP]|~[0-9][0-9]*~))*(/|$)"))' \
   "the text shows the .env rule"
 
 if [ -z "$PY" ]; then
@@ -55,11 +55,11 @@ $code
 check "macOS: the secrets are denied for read and write, .git for write" "$_scratch/macos.json" '
 p = d["profile"]
 for rule in [
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][eE][nN][vV](~|[.]([bB][aA][kK]|[oO][rR][iI][gG]|[oO][lL][dD]|[sS][aA][vV][eE]|[sS][wW][pP]|[sS][wW][oO]|[bB][aA][cC][kK][uU][pP]|~[0-9][0-9]*~))*(/|$)\"))",
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][eE][nN][vV][.][^/]*(~|[.]([bB][aA][kK]|[oO][rR][iI][gG]|[oO][lL][dD]|[sS][aA][vV][eE]|[sS][wW][pP]|[sS][wW][oO]|[bB][aA][cC][kK][uU][pP]|~[0-9][0-9]*~))*(/|$)\"))",
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[^/]*[.][pP][eE][mM](~|[.]([bB][aA][kK]|[oO][rR][iI][gG]|[oO][lL][dD]|[sS][aA][vV][eE]|[sS][wW][pP]|[sS][wW][oO]|[bB][aA][cC][kK][uU][pP]|~[0-9][0-9]*~))*(/|$)\"))",
-    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][sS][sS][hH](~|[.]([bB][aA][kK]|[oO][rR][iI][gG]|[oO][lL][dD]|[sS][aA][vV][eE]|[sS][wW][pP]|[sS][wW][oO]|[bB][aA][cC][kK][uU][pP]|~[0-9][0-9]*~))*(/|$)\"))",
-    "(deny file-write* file-link file-clone (regex #\"/[.][gG][iI][tT](~|[.]([bB][aA][kK]|[oO][rR][iI][gG]|[oO][lL][dD]|[sS][aA][vV][eE]|[sS][wW][pP]|[sS][wW][oO]|[bB][aA][cC][kK][uU][pP]|~[0-9][0-9]*~))*(/|$)\"))",
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][eE][nN][vV](~|[.]([bB][aA][kK]|[oO][rR][iI][gG]|[oO][lL][dD]|[sS][aA][vV][eE]([.][0-9][0-9]*)?|[sS][wW][pP]|[sS][wW][oO]|[bB][aA][cC][kK][uU][pP]|~[0-9][0-9]*~))*(/|$)\"))",
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][eE][nN][vV][.][^/]*(~|[.]([bB][aA][kK]|[oO][rR][iI][gG]|[oO][lL][dD]|[sS][aA][vV][eE]([.][0-9][0-9]*)?|[sS][wW][pP]|[sS][wW][oO]|[bB][aA][cC][kK][uU][pP]|~[0-9][0-9]*~))*(/|$)\"))",
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[^/]*[.][pP][eE][mM](~|[.]([bB][aA][kK]|[oO][rR][iI][gG]|[oO][lL][dD]|[sS][aA][vV][eE]([.][0-9][0-9]*)?|[sS][wW][pP]|[sS][wW][oO]|[bB][aA][cC][kK][uU][pP]|~[0-9][0-9]*~))*(/|$)\"))",
+    "(deny file-read* file-write* file-link file-clone (regex #\"/[.][sS][sS][hH](~|[.]([bB][aA][kK]|[oO][rR][iI][gG]|[oO][lL][dD]|[sS][aA][vV][eE]([.][0-9][0-9]*)?|[sS][wW][pP]|[sS][wW][oO]|[bB][aA][cC][kK][uU][pP]|~[0-9][0-9]*~))*(/|$)\"))",
+    "(deny file-write* file-link file-clone (regex #\"/[.][gG][iI][tT](~|[.]([bB][aA][kK]|[oO][rR][iI][gG]|[oO][lL][dD]|[sS][aA][vV][eE]([.][0-9][0-9]*)?|[sS][wW][pP]|[sS][wW][oO]|[bB][aA][cC][kK][uU][pP]|~[0-9][0-9]*~))*(/|$)\"))",
     "(deny file-write-unlink",
 ]:
     assert rule in p, rule

@@ -44,6 +44,38 @@ if [ -n "$left" ]; then fail "processes of the run remain: $left"; kill -9 $left
 else pass "no process of the run remains"; fi
 rm -f out.txt .env.late
 
+# Not a signal: the guard's own RLIMIT_CPU (prlimit needs only the same uid),
+# then enough creating calls to use it up: the kernel kills the guard.
+expect_status 0 "unconfined: prlimit lowers the parent's RLIMIT_CPU" \
+  sh -c 'sh -c "prlimit --pid \$PPID --cpu=7:7 && grep \"Max cpu time\" /proc/\$PPID/limits"'
+expect_output_has "7                    7" "the control changed the parent's limit"
+if have python3; then
+  rm -f out.txt .env.late
+  burn='import os, time
+t = time.time()
+while time.time() - t < 25:
+    try:
+        os.close(os.open("x.txt", os.O_CREAT | os.O_WRONLY))
+    except OSError:
+        break'
+  "${S[@]}" sh -c 'if prlimit --pid $PPID --cpu=1:1 2>/dev/null; then echo lowered >&2; else echo refused >&2; exit 0; fi
+setsid sh -c "exec 3>>$PWD/out.txt; sleep 2; echo alive >&3; sleep 4; cat $PWD/.env.late >&3" </dev/null >/dev/null 2>&1 &
+sleep 0.3; exec python3 -c "$0"' "$burn" >"$_out" 2>"$_err"
+  echo "    launcher exit $?: $(head -1 "$_err")"
+  grep -q refused "$_err" && pass "guarded: prlimit of the guard is refused" || fail "guarded: the guard's RLIMIT_CPU was lowered"
+  sleep 1
+  echo "TOKEN=late-secret-cpu" >.env.late
+  sleep 7
+  if grep -q late-secret-cpu out.txt 2>/dev/null; then fail "guarded: a grandchild read .env.late after the guard died of RLIMIT_CPU"
+  elif grep -q alive out.txt 2>/dev/null; then fail "guarded: a grandchild outlived the run"
+  else pass "guarded: nothing of the run wrote after it ended (RLIMIT_CPU)"; fi
+  left=$(pgrep -f "$proj/out.txt" || true)
+  [ -z "$left" ] || { fail "processes of the run remain: $left"; kill -9 $left 2>/dev/null; }
+  rm -f out.txt .env.late x.txt
+else
+  skip "python3: no RLIMIT_CPU case"
+fi
+
 expect_status 0 "guarded: kill -9 \$PPID is refused" \
   timeout 20 "${S[@]}" sh -c 'if kill -9 $PPID 2>/dev/null; then exit 3; fi; echo refused'
 expect_output_has refused "the guard survived kill -9"

@@ -2,9 +2,11 @@
 # Code paths of the protected-path mask and the creation guard that a rule
 # table cannot show, each with its control: a RENAME_EXCHANGE whose old name
 # is protected, the guard's death taking the command with it (PDEATHSIG),
-# the mask's Landlock lock against /proc/PID/root of an outside process, and
-# the mask's scan of directories it cannot list (skipped when foreign,
-# refused when the user's own). scripts/mutate.sh removes each of them.
+# the mask's Landlock lock (no mount, even in a namespace of the command's
+# own), the mask's scan of directories it cannot list (skipped when foreign,
+# refused when the user's own), the guard never handing over one of its own
+# /proc files (check_opened), and the guard acting only for a caller still
+# waiting (NOTIF_ID_VALID). scripts/mutate.sh removes each of them.
 . "$SBX_TESTLIB"
 require guard "--protect-secrets" "$L" --protect-secrets -- true
 SECRET=sbx-guard-paths-5a1e
@@ -17,19 +19,25 @@ export HOME=$_home
 G=("$L" --protect-secrets --project "$proj" --)
 
 # RENAME_EXCHANGE gives both names new contents, so the old name is checked
-# too. Outside the project (no mask there) a protected name may exist; the
-# exchange must not write into it, whichever side it is on.
-echo a >.env.swap; echo b >plain
-expect_status 0 "unconfined: RENAME_EXCHANGE(.env.swap, plain) works" "$P/guard" exchange .env.swap plain
-[ "$(cat .env.swap)" = b ] && pass "unconfined the contents were swapped" || fail "no swap unconfined"
-"$P/guard" exchange .env.swap plain >/dev/null
+# too. Where no mask is (the scan covers the project, the working directory
+# and home; $x is none of them, in the writable /tmp) a protected name may
+# exist; the exchange must not write into it, whichever side it is on. (In
+# the working directory the mask would refuse it first, with EBUSY.)
+x=$_scratch/exchange
+mkdir -p "$x"
+echo a >"$x/.env.swap"; echo b >"$x/plain"
+expect_status 0 "unconfined: RENAME_EXCHANGE(.env.swap, plain) works" "$P/guard" exchange "$x/.env.swap" "$x/plain"
+if [ "$(cat "$x/.env.swap")" = b ]; then pass "unconfined the contents were swapped"; else fail "no swap unconfined"; fi
+"$P/guard" exchange "$x/.env.swap" "$x/plain" >/dev/null
 expect_status 1 "guarded: RENAME_EXCHANGE with the protected name as the old one is refused" \
-  "${G[@]}" "$P/guard" exchange .env.swap plain
+  "${G[@]}" "$P/guard" exchange "$x/.env.swap" "$x/plain"
 expect_output_has "errno 13" "... with EACCES"
-[ "$(cat .env.swap)" = a ] && pass "the protected name kept its contents" || fail ".env.swap was replaced"
+if [ "$(cat "$x/.env.swap")" = a ]; then pass "the protected name kept its contents"; else fail ".env.swap was replaced"; fi
 expect_status 1 "guarded: RENAME_EXCHANGE with the protected name as the new one is refused" \
-  "${G[@]}" "$P/guard" exchange plain .env.swap
-rm -f .env.swap plain
+  "${G[@]}" "$P/guard" exchange "$x/plain" "$x/.env.swap"
+expect_output_has "errno 13" "... with EACCES"
+if [ "$(cat "$x/.env.swap")" = a ]; then pass "the protected name kept its contents"; else fail ".env.swap was replaced"; fi
+rm -rf "$x"
 
 # The guard's death takes the command with it (PR_SET_PDEATHSIG), so nothing
 # runs on unguarded. Control: without the sandbox an orphan lives on.
@@ -48,9 +56,10 @@ sleep 1.5
 if grep -q survived "$_scratch/guarded"; then fail "the command outlived its guard"
 else pass "the command died with its guard (no 'survived')"; fi
 
-# The mask's Landlock domain forbids reaching the unmasked view through
-# /proc/PID/root of a process outside (same user, so ptrace-read rules alone
-# would allow it). Protect-only mode: the mask's domain is the only one.
+# The unmasked view through /proc/PID/root of a process outside (same user)
+# stays out of reach: the mask's user namespace (no capability over the
+# outsider's) and every Landlock domain (the mask's lock, the guard's signal
+# scope, --sandbox's own) each refuse it.
 sleep 30 &
 outsider=$!
 expect_status 0 "unconfined: /proc/OUTSIDER/root shows the secret" cat "/proc/$outsider/root$proj/.env"
@@ -60,6 +69,18 @@ expect_status 1 "guarded: /proc/OUTSIDER/root of an outside process is refused" 
 if grep -q "$SECRET" "$_out"; then fail "the secret was read through /proc/PID/root"; else
   pass "the secret stayed hidden"; fi
 kill "$outsider" 2>/dev/null; wait "$outsider" 2>/dev/null
+
+# The mask's Landlock domain refuses every mount change, in any namespace the
+# command makes: in a user+mount namespace of its own the command would hold
+# CAP_SYS_ADMIN. (The kernel's locked mounts already keep it from unmounting,
+# moving or overlaying a mask there; the lock refuses the mount itself.)
+# --no-network: no file-system domain of --sandbox's stands in for it, and
+# the guard's own domain scopes signals only.
+mkdir -p "$_scratch/mnt"
+expect_status 0 "unconfined: a tmpfs mounted in a new user+mount namespace" "$P/esc_ns" unshare "$_scratch/mnt"
+expect_status 1 "guarded --no-network: no mount in a user+mount namespace of the command's own" \
+  "$L" --no-network --protect-secrets --project "$proj" -- "$P/esc_ns" unshare "$_scratch/mnt"
+expect_output_has "mount --make-rprivate: refused EPERM" "... the first mount is refused (EPERM)"
 
 # A directory the scan cannot list: the user's own must be refused (the
 # command could chmod it open and read what is inside unmasked); a foreign
@@ -84,5 +105,110 @@ if have root && have setpriv; then
   chmod 755 "$pp/foreign"
 else
   skip "root: making a directory foreign to the user needs root (the root run checks it)"
+fi
+
+# check_opened: the guard opens with its own credentials, where /proc/self and
+# a command's symlink into /proc lead to the guard, so what it opened must
+# never be one of its own /proc files or namespaces: through /proc/GUARD/mem
+# the command would rewrite the guard, through its fdinfo, environ and
+# namespaces read what only the guard may. Under --no-network no Landlock
+# file-system domain stands in the way; under --sandbox reads are open too.
+# Control: unconfined, the probe opens the same files of its parent.
+files=("mem rw" "environ ro" "fdinfo/0 ro" "ns/mnt ro")
+for f in "${files[@]}"; do
+  read -r name acc <<<"$f"
+  expect_status 0 "unconfined: O_CREAT|$acc open of the parent's /proc/PPID/$name" "$P/guard" parent-proc "$name" "$acc"
+done
+for m in --no-network --sandbox; do
+  for f in "${files[@]}"; do
+    read -r name acc <<<"$f"
+    expect_status 1 "guarded $m: O_CREAT|$acc of the guard's own /proc/GUARD/$name is refused" \
+      "$L" $m --protect-secrets --project "$proj" -- "$P/guard" parent-proc "$name" "$acc"
+    expect_output_has "errno 13" "... with EACCES"
+  done
+done
+rm -f "$other"/.env* 2>/dev/null
+
+# NOTIF_ID_VALID: the guard reads a call's paths from the caller's memory and
+# acts only if the caller is still waiting for the answer after that. A
+# caller that died meanwhile leaves its number free, and a process that
+# reuses it would hand the guard its own memory, working directory and umask.
+# Reuse cannot be forced here; the dead caller is: a probe holds the guard
+# (ptrace, from outside) right after it read the paths of a symlink(2), the
+# caller is killed, and the guard is let go. Nothing may be made. Control:
+# held and let go with the caller alive, the link is made.
+# child_of PID: the first process whose parent is PID.
+child_of() {
+  local s st f
+  for s in /proc/[0-9]*/stat; do
+    st=$(cat "$s" 2>/dev/null) || continue
+    read -ra f <<<"${st##*) }"
+    [ "${f[1]}" = "$1" ] && { s=${s#/proc/}; echo "${s%/stat}"; return 0; }
+  done
+  return 1
+}
+# held_symlink KILL NAME: symlink(2) of $idv/NAME under the guard, the guard
+# held after its reads; with KILL=1 the caller is killed meanwhile. Prints
+# the launcher's exit status.
+held_symlink() {
+  local kill=$1 name=$2 lpid spid cpid line st hpid hr hw got=0
+  rm -f "$idv/go"
+  (cd "$idv" && exec "$L" --no-network --protect-secrets --project "$proj" -- sh -c \
+    'until [ -e go ]; do sleep 0.02; done; exec "$0" 64 symlink s:target "s:$1"' "$P/rawsys" "$idv/$name") \
+    >"$_scratch/held.out" 2>&1 &
+  lpid=$!
+  # The guard is the run's supervisor, the launcher's child; the command is
+  # the supervisor's child (docs/api.md, "Supervised runs"). Hold the
+  # supervisor once the command has started.
+  spid=
+  for _ in $(seq 500); do
+    spid=$(child_of "$lpid") && child_of "$spid" >/dev/null && break
+    spid=; sleep 0.02
+  done
+  [ -n "$spid" ] || { echo "syshold: no supervisor under the launcher" >&2; kill -9 "$lpid" 2>/dev/null; echo none; return; }
+  coproc HOLD { exec "$P/syshold" "$spid" process_vm_readv; }
+  # Bash drops HOLD and HOLD_PID once the probe has ended: copies of them.
+  hpid=$HOLD_PID
+  exec {hr}<&"${HOLD[0]}" {hw}>&"${HOLD[1]}"
+  read -r -t 60 line <&"$hr" || line="no answer"
+  if [ "$line" != attached ]; then
+    echo "syshold: $line" >&2; kill -9 "$lpid" 2>/dev/null; wait "$lpid" 2>/dev/null; echo none; return
+  fi
+  : >"$idv/go"
+  read -r -t 60 line <&"$hr" || line="no answer"
+  case $line in held*) ;; *)
+    echo "syshold: $line" >&2; kill -9 "$lpid" 2>/dev/null; wait "$lpid" 2>/dev/null; echo none; return ;;
+  esac
+  if [ "$kill" = 1 ]; then
+    cpid=$(child_of "$spid")
+    kill -9 "$cpid"
+    # Dead (a zombie: its parent, the guard, is held): the call is gone.
+    for _ in $(seq 500); do
+      st=$(cat "/proc/$cpid/stat" 2>/dev/null) || break
+      st=${st##*) }; [ "${st%% *}" = Z ] && break; sleep 0.02
+    done
+  fi
+  echo go >&"$hw"
+  wait "$lpid" || got=$?
+  wait "$hpid" 2>/dev/null || true
+  exec {hr}<&- {hw}>&-
+  echo "$got"
+}
+idv=$_scratch/idv
+mkdir -p "$idv"
+if ! have sys_ptrace; then
+  skip "sys_ptrace: holding the guard (not dumpable) takes CAP_SYS_PTRACE; the root run checks NOTIF_ID_VALID"
+else
+  st=$(held_symlink 0 made)
+  if [ "$st" = 0 ] && [ -L "$idv/made" ]; then
+    pass "control: the guard held after its reads and let go makes the link (exit $st)"
+  else
+    fail "control: exit $st, the link is $([ -L "$idv/made" ] || echo "not ")there: $(head -3 "$_scratch/held.out")"
+  fi
+  st=$(held_symlink 1 victim)
+  if [ "$st" = 137 ]; then pass "the caller was killed while the guard was held (exit $st)"
+  else fail "the caller's end: exit $st, wanted 137 (SIGKILL)"; fi
+  if [ -L "$idv/victim" ]; then fail "the guard made the link for a caller that was gone"
+  else pass "nothing was made for a caller that was gone"; fi
 fi
 finish

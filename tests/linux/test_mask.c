@@ -75,13 +75,13 @@ static int run(const struct fixture *f, int confined, const char *script)
             if ((confined == CONFINED_FS &&
                  sbx_landlock_prepare(&r, &ll_fd, &ll_flags, warning, sizeof warning, &err) !=
                      SANDBOX_OK) ||
-                sbx_mask_prepare(&r, &m, warning, sizeof warning, &err) != SANDBOX_OK) {
+                sbx_mask_prepare(&r, &m, 0, warning, sizeof warning, &err) != SANDBOX_OK) {
                 dprintf(2, "prepare: %s\n", err.message);
                 _exit(212);
             }
             if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
                 _exit(213);
-            if (sbx_mask_apply(m, &e) != 0) {
+            if (sbx_mask_apply(m, 1, &e) != 0) {
                 dprintf(2, "apply: %s\n", strerror(e));
                 _exit(214);
             }
@@ -240,6 +240,14 @@ static void test_masks_cannot_be_removed(void **state)
     assert_int_not_equal(
         run(*state, 1, "unshare -rm sh -c 'umount .env 2>/dev/null || umount -l .env; cat .env'"), 0);
     assert_null(strstr(out, SECRET));
+    /* The Landlock lock refuses the mount itself, in any namespace the command
+     * makes: there it holds CAP_SYS_ADMIN, and only the kernel's locked mounts
+     * would be left to keep the masks in place. Unconfined the probe mounts a
+     * tmpfs (in its own namespace: nothing changes outside). */
+    assert_int_equal(run(*state, 0, "\"$SBX_PROBES/esc_ns\" unshare \"$PROJ/sub\""), 0);
+    assert_non_null(strstr(out, "userns+mount: ok"));
+    assert_int_equal(run(*state, 1, "\"$SBX_PROBES/esc_ns\" unshare \"$PROJ/sub\""), 1);
+    assert_non_null(strstr(out, "mount --make-rprivate: refused EPERM"));
     /* The unmasked view of a process outside is out of reach. */
     assert_int_equal(run(*state, 0, "cat /proc/$PPID/root$PROJ/.env"), 0);
     assert_non_null(strstr(out, SECRET));

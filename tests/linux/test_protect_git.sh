@@ -100,6 +100,14 @@ attack "3. a relative core.hooksPath in ~/.gitconfig" "$r" "$HOOK > .githooks/pr
 git config --global --unset core.hooksPath
 rm -rf "$r"
 
+# round 3: config in the environment (git 2.31+), read by the user's next git too
+r=$proj/r3e
+git init -q "$r"; mkdir -p "$r/hk"; touch "$r/hk/.keep"
+export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=hk
+attack "3. core.hooksPath in GIT_CONFIG_KEY_0/VALUE_0" "$r" "$HOOK > hk/pre-commit; chmod +x hk/pre-commit"
+unset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0
+rm -rf "$r"
+
 # a linked worktree whose main repository is outside the project (and in a
 # writable directory nobody scans)
 main=$(mktemp -d /tmp/sbx-wt.XXXXXX)/main
@@ -149,6 +157,84 @@ for f in .pre-commit-config.yaml lefthook.yml; do
 done
 rm -rf "$r"
 
+# ---- 8. (round 3) a symlink on the way git resolves a path ----
+# The read-only bind holds the real target; the link itself lies in the
+# writable work tree, and git follows it by name every time.
+r=$proj/r8a
+git init -q "$r"; mkdir -p "$r/scripts/hooks"; touch "$r/scripts/hooks/.keep"
+ln -s scripts/hooks "$r/.husky"; git -C "$r" config core.hooksPath .husky
+attack "8. core.hooksPath is a symlink: replace it" "$r" \
+  "rm .husky; mkdir evil; $HOOK > evil/pre-commit; chmod +x evil/pre-commit; ln -s evil .husky"
+attack "8. core.hooksPath is a symlink: rename another link onto it" "$r" \
+  "mkdir evil; $HOOK > evil/pre-commit; chmod +x evil/pre-commit; ln -s evil tmp; mv -T tmp .husky"
+attack "8. core.hooksPath is a symlink: move it away, a directory in its place" "$r" \
+  "mv .husky old; mkdir .husky; $HOOK > .husky/pre-commit; chmod +x .husky/pre-commit"
+rm -rf "$r"
+
+r=$proj/r8b
+git init -q "$r"; mkdir -p "$r/real/hooks"; touch "$r/real/hooks/.keep"
+ln -s real "$r/tools"; git -C "$r" config core.hooksPath tools/hooks
+attack "8. a symlinked parent of core.hooksPath (tools -> real): replace tools" "$r" \
+  "rm tools; mkdir -p evil/hooks; $HOOK > evil/hooks/pre-commit; chmod +x evil/hooks/pre-commit; ln -s evil tools"
+rm -rf "$r"
+
+r=$proj/r8c
+git init -q "$r"; mkdir -p "$r/conf" "$r/hk"; touch "$r/hk/.keep"
+printf '[user]\n\tname = t\n' >"$r/conf/local.cfg"; ln -s conf/local.cfg "$r/.gitconfig.local"
+git -C "$r" config include.path ../.gitconfig.local
+attack "8. an [include] path that is a symlink: point it at a new config" "$r" \
+  "printf '[core]\\n\\thooksPath = hk\\n' > evil.cfg; $HOOK > hk/pre-commit; chmod +x hk/pre-commit; ln -sf evil.cfg .gitconfig.local"
+rm -rf "$r"
+
+# ---- 9. (round 3) a program the config names by a path in the work tree ----
+r=$proj/r9
+git init -q "$r"; printf '#!/bin/sh\nexit 0\n' >"$r/fsmon.sh"; chmod +x "$r/fsmon.sh"
+git -C "$r" config core.fsmonitor ./fsmon.sh
+attack "9. core.fsmonitor = ./fsmon.sh: rewrite the script" "$r" \
+  'printf "#!/bin/sh\ntouch \"$MARK\"\nexit 0\n" > fsmon.sh'
+git -C "$r" config --unset core.fsmonitor
+git -C "$r" config diff.x.textconv ./missing-conv.sh
+expect_status 126 "9. a textconv program missing in the work tree refuses to start" \
+  sh -c 'cd "$1" && shift && exec "$@"' x "$r" "${S[@]}" true
+expect_output_has "diff.textconv" "9. ... naming the setting"
+# File system not confined: a missing program refuses only where the user could
+# create it (root can make /nonexistent-p18; nobody cannot, and a shared
+# dotfile naming /opt/homebrew/bin/... must not refuse a normal user).
+git -C "$r" config diff.x.textconv /nonexistent-p18/conv.sh
+if [ "$(id -u)" = 0 ]; then want=126; else want=0; fi
+expect_status $want "9. file system not confined (--no-network), a missing program outside the project: exit $want as uid $(id -u)" \
+  sh -c 'cd "$1" && shift && exec "$@"' x "$r" "$L" --no-network --protect-secrets --project "$proj" -- true
+git -C "$r" config --unset diff.x.textconv
+git -C "$r" config core.pager "less -R"
+git -C "$r" config alias.st status
+expect_status 0 "9. programs found in PATH and plain aliases start as before" \
+  sh -c 'cd "$1" && shift && exec "$@"' x "$r" "${S[@]}" true
+rm -rf "$r"
+
+# ---- 10. (round 3) a bare repository in the project: a local remote ----
+r=$proj/r10
+mkdir -p "$r"; git init -q --bare "$r/remote.git"; git init -q "$r/work"
+git -C "$r/work" commit -q --allow-empty -m init
+git -C "$r/work" remote add origin ../remote.git
+git -C "$r/work" push -q origin HEAD:main 2>/dev/null
+# pushes REPO: an unconfined push from REPO/work runs a planted receive hook.
+pushes() {
+  rm -f "$mark"
+  git -C "$1/work" commit -q --allow-empty -m probe >/dev/null 2>&1
+  git -C "$1/work" push -q origin HEAD:main >/dev/null 2>&1 || true
+  [ -e "$mark" ]
+}
+plant='printf "#!/bin/sh\ntouch \"$MARK\"\n" > remote.git/hooks/post-receive; chmod +x remote.git/hooks/post-receive'
+rm -rf "$_scratch/copy"; cp -a "$r" "$_scratch/copy"
+(cd "$_scratch/copy" && MARK=$mark sh -c "$plant") >/dev/null 2>&1
+if pushes "$_scratch/copy"; then pass "control: 10. a post-receive hook planted in a bare repository runs on push"
+else fail "control: 10. the planted receive hook did not run (the case proves nothing)"; fi
+rm -rf "$_scratch/copy"
+(cd "$r" && MARK=$mark "$L" --sandbox --protect-secrets --project "$r" -- sh -c "$plant") >"$_out" 2>"$_err" || true
+if pushes "$r"; then fail "10. a hook planted in the bare repository ran on an unconfined push"
+else pass "10. no hook planted in the bare repository"; fi
+rm -rf "$r"
+
 # ---- 6. a link to / or /proc is not a denial of service ----
 ln -s / "$proj/rootlink"; ln -s /proc "$proj/proclink"
 echo sbx-env-6-secret >"$proj/.env"
@@ -157,5 +243,15 @@ expect_output_has "did not follow" "6. ... and the launch says which link it did
 got=0; "${S[@]}" cat "$proj/.env" >"$_out" 2>"$_err" || got=$?
 grep -q sbx-env-6-secret "$_out" && fail "6. .env was read next to a link to /" || pass "6. .env stays masked (exit $got)"
 rm -f "$proj/rootlink" "$proj/proclink" "$proj/.env"
+# Round 3: the same denial of service through a system tree or the home,
+# which are not ancestors of the project (every later launch walked all of
+# /usr, 180,000 entries, or all of the home, or refused past 200,000).
+ln -s /usr "$proj/usrlink"; ln -s "$HOME" "$proj/homelink"
+expect_status 0 "6. links to /usr and to the home do not refuse the launch" "${S[@]}" true
+if grep -q "followed [0-9]* symlink.*-> /usr" "$_err" || grep -q "followed [0-9]* symlink.*homelink" "$_err"; then
+  fail "6. /usr or the home was walked through a planted link"; sed 's/^/    | /' "$_err" | head -3
+else pass "6. neither /usr nor the home is walked through a planted link"; fi
+expect_output_has "did not follow" "6. ... and the launch says so"
+rm -f "$proj/usrlink" "$proj/homelink"
 
 finish

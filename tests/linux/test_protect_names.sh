@@ -40,6 +40,26 @@ leak "XDG_CONFIG_HOME/gh, CARGO_HOME, GNUPGHOME, AWS_SHARED_CREDENTIALS_FILE" \
   cat "$home/xdg/gh/hosts.yml" "$home/cargo/credentials.toml" "$home/gpg/key" "$home/aws-creds"
 unset XDG_CONFIG_HOME CARGO_HOME GNUPGHOME AWS_SHARED_CREDENTIALS_FILE
 
+# Round 3: the copies editors leave that round 2 missed (Emacs auto-save,
+# nano's later copies, vim undo, Kate swap), and credential locations five
+# more variables move.
+mkdir -p "$home/ghc"
+for f in 'proj/#server.key#' proj/id_ed25519.save.1 proj/.id_ed25519.un~ proj/.server.key.kate-swp \
+  ghc/hosts.yml pgpass-moved sa.json netrc-moved tfrc-moved; do
+  echo "$T" >"$home/$f"
+done
+for f in 'proj/#server.key#' proj/id_ed25519.save.1 proj/.id_ed25519.un~ proj/.server.key.kate-swp; do
+  leak "cat ~/$f" cat "$home/$f"
+done
+export GH_CONFIG_DIR=$home/ghc PGPASSFILE=$home/pgpass-moved GOOGLE_APPLICATION_CREDENTIALS=$home/sa.json \
+  NETRC=$home/netrc-moved TERRAFORM_CONFIG=$home/tfrc-moved
+leak "GH_CONFIG_DIR, PGPASSFILE, GOOGLE_APPLICATION_CREDENTIALS, NETRC, TERRAFORM_CONFIG" \
+  cat "$home/ghc/hosts.yml" "$home/pgpass-moved" "$home/sa.json" "$home/netrc-moved" "$home/tfrc-moved"
+unset GH_CONFIG_DIR PGPASSFILE GOOGLE_APPLICATION_CREDENTIALS NETRC TERRAFORM_CONFIG
+rm -f "$home/proj/#server.key#"
+"${S[@]}" sh -c "echo $T > '$home/proj/#server.key#'" >/dev/null 2>&1
+if [ -e "$home/proj/#server.key#" ]; then fail "confined: #server.key# was created"; else pass "confined: creating #server.key# is refused"; fi
+
 # Creating a copy name of a home credential is refused (the guard), seen from outside.
 rm -f "$home/.npmrc.save"
 "${S[@]}" sh -c "echo $T > '$home/.npmrc.save'" >/dev/null 2>&1

@@ -49,8 +49,10 @@ m = shared_memory.SharedMemory(create=True, size=16); m.close(); m.unlink(); Loc
   expect_status 0 "$mode: > /dev/stdout reaches a file in the project" \
     sh -c "$(printf '%q ' "${S[@]}") -- sh -c 'echo into-file > /dev/stdout' > '$proj/stdout.txt' && grep -q into-file '$proj/stdout.txt'"
   if command -v script >/dev/null; then
+    # The pty reopened through /dev/stdout, not by $(tty): root's /dev/pts is
+    # an instance of its own, where the inherited pty has no name.
     expect_status 0 "$mode: the pty, /dev/tty and a new pty from /dev/ptmx work" \
-      script -qec "$(printf '%q ' "${S[@]}") -- sh -c 'echo pty-ok > /dev/tty && echo x > \$(tty) && python3 -c \"import pty,os; m,s=pty.openpty(); os.write(s,b\\\"x\\\")\"'" /dev/null
+      script -qec "$(printf '%q ' "${S[@]}") -- sh -c 'echo pty-ok > /dev/tty && echo x > /dev/stdout && python3 -c \"import pty,os; m,s=pty.openpty(); os.write(s,b\\\"x\\\")\"'" /dev/null
     expect_output_has "pty-ok" "$mode: the terminal received the output"
   else
     skip "script: $mode: script(1) is missing, no pty to test with"
@@ -112,9 +114,15 @@ for mode in --confine-fs --no-network --sandbox; do
   nnp=$(awk '$1 == "NoNewPrivs:" {print $2}' "$_out")
   [ "$nnp" = 1 ] && pass "$mode: no_new_privs is set, the wall against regaining at exec" \
     || fail "$mode: NoNewPrivs is '$nnp'"
+  # Left as it was; or, for a user other than root whose run got a namespace
+  # of its own (a listed daemon socket present at launch is masked there),
+  # emptied: nothing to regain either way (CI's ASan run met the second).
   bnd=$(cap CapBnd)
-  [ "$bnd" = "$host_bnd" ] && pass "$mode: CapBnd is left as it was ($(printf %x "$bnd"))" \
-    || fail "$mode: CapBnd changed: $(printf %x "$host_bnd") -> $(printf %x "$bnd")"
+  if [ "$bnd" = "$host_bnd" ] || { [ "$root" != 1 ] && [ "$bnd" = 0 ]; }; then
+    pass "$mode: CapBnd is left as it was, or empty ($(printf %x "$bnd"))"
+  else
+    fail "$mode: CapBnd changed: $(printf %x "$host_bnd") -> $(printf %x "$bnd")"
+  fi
   if [ "$root" = 1 ]; then
     eff=$(cap CapEff)
     [ $((eff & keep)) = $((keep & host_eff)) ] \

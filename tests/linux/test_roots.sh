@@ -14,6 +14,18 @@ mkdir "$victim"
 trap 'rm -rf "$base"' EXIT
 me=$(id -u)
 
+# no_project NAME DIR CMD...: CMD (a launcher run from the home DIR, with a
+# last argument that writes a probe in DIR) runs, as spec 004 wants, but
+# the home is no project: the probe is refused and never appears.
+no_project() {
+  local name=$1 dir=$2
+  shift 2
+  expect_status 1 "$name" "$@"
+  if [ ! -e "$dir/.sbx-roots-probe" ]; then pass "  ...and $dir was not written"; else
+    fail "  ...but $dir was written"; rm -f "$dir/.sbx-roots-probe"; fi
+}
+probe_cmd="touch .sbx-roots-probe 2>/dev/null || exit 1"
+
 refused() { # NAME CMD...: exit 126 with a reason on stderr
   local name=$1
   shift
@@ -120,19 +132,25 @@ ln -s / "$_scratch/rootlink"
 refused "a symlink to / is refused" "$L" --sandbox --project "$_scratch/rootlink" -- true
 refused "--add-dir \$HOME/. is refused" "$L" --sandbox --project "$base" --add-dir "$HOME/." -- true
 refused "--add-dir \$HOME/x/.. is refused" "$L" --sandbox --project "$base" --add-dir "$HOME/x/.." -- true
-refused "the home as the working directory is refused" sh -c "cd '$HOME' && exec '$L' --sandbox -- true"
+no_project "the home as the working directory: no project, it stays unwritable" "$HOME" \
+  sh -c "cd '$HOME' && exec '$L' --sandbox -- sh -c '$probe_cmd'"
+refused "the home as an explicit --workdir is refused" sh -c "cd '$HOME' && exec '$L' --sandbox --workdir '$HOME' -- true"
 refused "a tool server started in the home is refused" sh -c "cd '$HOME' && exec '$L' --tool-server -- true"
 expect_status 0 "legit: a tool server in its own directory" sh -c "cd '$base' && exec '$L' --tool-server -- true"
 
 if have own_home; then
   ahome=$(getent passwd "$me" | cut -d: -f6)
-  refused "cd ~ && env -u HOME: the account's home is still refused" \
-    sh -c "cd '$ahome' && exec env -u HOME '$L' --sandbox -- true"
-  refused "cd ~ && HOME=/nonexistent: still refused" \
-    sh -c "cd '$ahome' && HOME=/nonexistent exec '$L' --sandbox -- true"
-  refused "cd ~ && HOME=/: still refused" sh -c "cd '$ahome' && HOME=/ exec '$L' --sandbox -- true"
-  refused "cd ~ && HOME=relative: still refused" \
-    sh -c "cd '$ahome' && HOME=rel exec '$L' --sandbox -- true"
+  # The account's home stays a home whatever $HOME says: never a project.
+  no_project "cd ~ && env -u HOME: the account's home is still no project" "$ahome" \
+    sh -c "cd '$ahome' && exec env -u HOME '$L' --sandbox -- sh -c '$probe_cmd'"
+  no_project "cd ~ && HOME=/nonexistent: still no project" "$ahome" \
+    sh -c "cd '$ahome' && HOME=/nonexistent exec '$L' --sandbox -- sh -c '$probe_cmd'"
+  no_project "cd ~ && HOME=/: still no project" "$ahome" \
+    sh -c "cd '$ahome' && HOME=/ exec '$L' --sandbox -- sh -c '$probe_cmd'"
+  no_project "cd ~ && HOME=relative: still no project" "$ahome" \
+    sh -c "cd '$ahome' && HOME=rel exec '$L' --sandbox -- sh -c '$probe_cmd'"
+  refused "cd ~ && HOME=/nonexistent --project ~: refused" \
+    sh -c "cd '$ahome' && HOME=/nonexistent exec '$L' --sandbox --project '$ahome' -- true"
   # A project reached through the user's own link (~/code -> /data/code).
   case $ahome in /tmp/* | /var/tmp/*) skip "home_not_tmp: the account's home is in a shared temp dir" ;; *)
     mkdir -p "$base/data/code/proj"

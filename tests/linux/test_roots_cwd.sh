@@ -56,11 +56,14 @@ cd "$th/proj/keys"
 refused "launch 2 from cd ~/proj/keys (default workdir through the link) is refused" \
   env HOME="$th" "$L" --sandbox --project "$th/proj" -- sh -c "echo K >> '$th/.ssh/authorized_keys'"
 unwritten "$th/.ssh/authorized_keys"
-refused "...and without a usable PWD (getcwd gives ~/.ssh, outside the project) too" \
-  env -u PWD HOME="$th" "$L" --sandbox --project "$th/proj" -- sh -c "echo K >> '$th/.ssh/authorized_keys'"
+# Without a usable PWD the link cannot be seen: getcwd gives ~/.ssh, outside
+# the project, and a working directory outside the project is never made
+# writable (issue 23: a cd elsewhere widens nothing), so it runs, unwritten.
+expect_status 1 "...and without a usable PWD (getcwd gives ~/.ssh, outside the project): not writable" \
+  env -u PWD HOME="$th" "$L" --sandbox --project "$th/proj" -- sh -c "echo K >> '$th/.ssh/authorized_keys' || exit 1"
 unwritten "$th/.ssh/authorized_keys"
-refused "...and with a stale PWD naming the project" \
-  env PWD="$th/proj" HOME="$th" "$L" --sandbox --project "$th/proj" -- sh -c "echo K >> '$th/.ssh/authorized_keys'"
+expect_status 1 "...and with a stale PWD naming the project: not writable" \
+  env PWD="$th/proj" HOME="$th" "$L" --sandbox --project "$th/proj" -- sh -c "echo K >> '$th/.ssh/authorized_keys' || exit 1"
 unwritten "$th/.ssh/authorized_keys"
 cd "$th/proj/sub"
 expect_status 0 "legit: cd ~/proj/sub with --project ~/proj writes the workdir" \

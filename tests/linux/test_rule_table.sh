@@ -95,6 +95,7 @@ declare -A R=(
   [link]="s:@/plain s:@/.env" [linkat]="i:-100 s:@/plain i:-100 s:@/.env i:0"
   [rename]="s:@/plain s:@/.env" [renameat]="i:-100 s:@/plain i:-100 s:@/.env"
   [renameat2]="i:-100 s:@/plain i:-100 s:@/.env i:0"
+  [bind]="u: a:@/.env i:110"
 )
 # ioctl rules: the request is the rule's value, on /dev/null (ENOTTY unconfined).
 # The requests the tables must refuse (docs/seccomp.md), stated here rather
@@ -105,7 +106,7 @@ IOCTLS=("request is TIOCSTI" "request is TIOCLINUX" "request is FS_IOC_SETFLAGS"
         "request is BTRFS_IOC_SUBVOL_CREATE" "request is BTRFS_IOC_SUBVOL_CREATE_V2"
         "request is BTRFS_IOC_SNAP_DESTROY" "request is BTRFS_IOC_SNAP_DESTROY_V2"
         "request is 0x4C00-0x4CFF (LOOP_*, LOOP_CTL_*)" "request is TUNSETIFF" "request is TUNSETQUEUE")
-declare -A USED=()
+declare -A USED=() UNCONF=() DONE_PROG=()
 # The i386-only rule ("the ABI is i386, whatever the domain") runs on i386 only.
 declare -A ONLY_ABI=(["socket|the ABI is i386, whatever the domain"]=32)
 # Unconfined, landlock_restrict_self wants no_new_privs before it looks at the descriptor.
@@ -142,7 +143,7 @@ fresh() { rm -rf "$proj/.env"; : >"$proj/plain"; }
 n_rules=0
 check_rule() {
   local sc=$2 action=$3 text=$4 value=$5 prog=$6
-  local key="$sc|$text" args abi got want_errno conf out
+  local key="$sc|$text" args abi got want_errno conf out ckey
   case $text in "domain_not_in AF_UNIX,AF_NETLINK") key="socket|domain is not a local family" ;;
                "domain_not_in AF_INET,AF_INET6") key="socket|domain is any other family" ;;
                "domain is AF_INET or AF_INET6") key="socket|domain is AF_INET or AF_INET6" ;; esac
@@ -164,7 +165,16 @@ check_rule() {
       skip "i386: $prog: $sc on the i386 ABI"; continue
     fi
     [ "$action" = notify-guard ] && fresh
-    got=0; out=$(${PRE[$sc]:-} "$P/rawsys" "$abi" "$sc" $args 2>&1) || got=$?
+    # The unconfined answer does not depend on the mode: asked once per call
+    # and arguments (the guard's recipes create .env and no-op reads the
+    # limits, so those run every time).
+    ckey="$abi|$sc|$args"
+    if [ "$action" != notify-guard ] && [ "$action" != no-op ] && [ -n "${UNCONF[$ckey]+x}" ]; then
+      got=${UNCONF[$ckey]%%|*}; out=${UNCONF[$ckey]#*|}
+    else
+      got=0; out=$(${PRE[$sc]:-} "$P/rawsys" "$abi" "$sc" $args 2>&1) || got=$?
+      UNCONF[$ckey]="$got|$out"
+    fi
     [ "$got" = 2 ] && continue   # no such call on this ABI: the rule has nothing to catch there
     local name="$prog/$abi: $sc ($text)"
     if [ "$got" = "$SIGSYS_STATUS" ]; then fail "$name: SIGSYS unconfined"; continue; fi
@@ -221,23 +231,32 @@ noop_rule() {
   else fail "$name: exit $got, wanted 0 with the limit unchanged: $conf"; fi
 }
 
-# mode_rules KEY MODE...: check every rule of MODE's programs.
+# mode_rules KEY MODE...: check every rule of MODE's programs. A program
+# already driven under an earlier mode is the same BPF, so it is not driven
+# again (the suite runs on two shared cores: time is what it costs).
 mode_rules() {
-  local key=$1 sc action text value prog
+  local key=$1 sc action text value prog p
+  local -A here=()
   shift
   mode=("$@")
   if ! have "$key"; then skip "$key: the rules of ${mode[*]}"; return; fi
   while IFS=$'\x1f' read -r sc action text value prog; do
+    here[$prog]=1
+    [ -n "${DONE_PROG[$prog]+x}" ] && continue
     check_rule "${mode[*]}" "$sc" "$action" "$text" "$value" "$prog"
   done < <(rules_of "${mode[@]}")
+  for p in "${!here[@]}"; do DONE_PROG[$p]=1; done
 }
 mode_rules seccomp --no-network
 mode_rules landlock --confine-fs
 mode_rules landlock6 --read-only --project "$proj"
-# The user-namespace switch outside read-only is a stacked program of its own.
+# The user-namespace switch outside read-only is a stacked program of its own
+# (here on --sandbox's main program, net-confined, driven with it).
 mode_rules seccomp --no-user-namespaces
-mode_rules landlock --confine-fs --no-user-namespaces
-# The creation guard alone (no main program), so its own copies of the rules are what is tested.
+# The creation guard's program, stacked on --sandbox's main program: its
+# copies of main-program rules (io_uring, openat2, the btrfs ioctls) answer
+# behind that program's here. Every launcher mode has a main program; the
+# guard's program alone (a library policy) is test_guard_spawn's.
 mode_rules guard --protect-secrets --project "$proj"
 # Calls newer than libseccomp's table, refused by number (the explanation's
 # newer_syscalls.eperm of each program): their numbers (the kernel's, the

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -472,6 +473,100 @@ static void test_hard_link_made_after_plan_new_is_refused(void **state)
     sandbox_policy_free(p);
 }
 
+/* A listening AF_UNIX socket at `path` (its descriptor), for the daemon
+ * sockets a plan masks. */
+static int listen_at(const char *path)
+{
+    struct sockaddr_un a;
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(s >= 0);
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    unlink(path);
+    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(s, 4), 0);
+    return s;
+}
+
+/* --connect PATH: exit 0 when a stream connect to PATH succeeds, 1 if not. */
+static int connect_main(const char *path)
+{
+    struct sockaddr_un a;
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    return s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) == 0 ? 0 : 1;
+}
+
+/* Spawn `--connect path` from `plan`: its exit status, or -1. */
+static int connect_status(const sandbox_plan *plan, const char *path)
+{
+    const char *argv[] = {self_exe, "--connect", path, NULL};
+    sandbox_process proc;
+    sandbox_error err;
+    int status = -1;
+    if (sandbox_spawn_plan(plan, argv, NULL, NULL, &proc, &err) != SANDBOX_OK)
+        fail_msg("spawn --connect: %s", err.message);
+    if (sandbox_wait(&proc, &status, &err) != SANDBOX_OK)
+        fail_msg("wait --connect: %s", err.message);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The daemon sockets are listed at every spawn, as root too: one that goes
+ * away between the plan and a spawn (a daemon stopped; a plan reused
+ * later) leaves nothing to cover and the spawn runs confined as ever;
+ * one that appears after the plan (a daemon started later) is closed.
+ * Before this, root's plans listed them once: every spawn after a socket
+ * went away failed ("a protected path vanished"), and a socket made after
+ * plan_new stayed open to root's commands. */
+static void test_daemon_sockets_listed_at_every_spawn(void **state)
+{
+    char bus[96], late[96], addr[224], named[96], why[640];
+    const char *old = getenv("DBUS_SESSION_BUS_ADDRESS");
+    char *saved = old ? strdup(old) : NULL;
+    sandbox_policy *p = sandbox_like_policy();
+    sandbox_plan *plan;
+    int s;
+    (void)state;
+    snprintf(bus, sizeof bus, "%s/bus-gone", project);
+    snprintf(late, sizeof late, "%s/bus-late", project);
+    snprintf(addr, sizeof addr, "unix:path=%s;unix:path=%s", bus, late);
+    assert_int_equal(setenv("DBUS_SESSION_BUS_ADDRESS", addr, 1), 0);
+    s = listen_at(bus);
+    plan = make_plan(p);
+    close(s);
+    assert_int_equal(unlink(bus), 0);
+    if (!probe(plan, 1, "gone-bus", why, sizeof why))
+        fail_msg("%s", why);
+    /* Made after the plan: reachable unconfined, closed to the command. */
+    s = listen_at(late);
+    assert_int_equal(connect_main(late), 0);
+    assert_int_equal(connect_status(plan, late), 1);
+    close(s);
+    unlink(late);
+    sandbox_plan_free(plan);
+
+    /* One the host named, gone before the spawn: nothing to reach. */
+    snprintf(named, sizeof named, "%s/named-gone", project);
+    s = listen_at(named);
+    assert_int_equal(sandbox_policy_deny_unix(p, named), SANDBOX_OK);
+    plan = make_plan(p);
+    close(s);
+    assert_int_equal(unlink(named), 0);
+    if (!probe(plan, 1, "gone-named", why, sizeof why))
+        fail_msg("%s", why);
+    sandbox_plan_free(plan);
+    sandbox_policy_free(p);
+    if (saved) {
+        setenv("DBUS_SESSION_BUS_ADDRESS", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("DBUS_SESSION_BUS_ADDRESS");
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -483,12 +578,15 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_plan_warning_reaches_every_process),
         cmocka_unit_test(test_secret_created_after_plan_new_is_masked),
         cmocka_unit_test(test_hard_link_made_after_plan_new_is_refused),
+        cmocka_unit_test(test_daemon_sockets_listed_at_every_spawn),
     };
     ssize_t n;
     int rc;
 
     if (argc == 3 && strcmp(argv[1], "--child") == 0)
         return child_main(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--connect") == 0)
+        return connect_main(argv[2]);
     rc = t_require("seccomp", sandbox_network_killswitch_available(), "no seccomp kill-switch");
     if (!rc)
         rc = t_require("landlock", sandbox_fs_confinement_available(), "no Landlock");

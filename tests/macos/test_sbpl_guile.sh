@@ -312,6 +312,78 @@ EOF2
 render project-class --class project --no-network --project "$proj" --workdir "$proj" || exit 1
 { escapes; escapes_dns; toolchain_base; toolchain; toolchain_confined; unix_refused; } | check project-class
 
+# Issue 28: a class reads the OS, its toolchains, the project and its roots;
+# plain --sandbox (above) still reads everything. Metadata stays open.
+class_reads() {
+  cat <<'Q'
+(expect allow file-read-data "/usr/lib/libSystem.B.dylib")
+(expect allow file-read-data "/System/Library/Frameworks/Foundation.framework/Foundation")
+(expect allow file-read-data "/private/etc/hosts")
+(expect allow file-read-data "/private/etc/ssh/ssh_config")
+(expect allow file-read-data "/")
+(expect allow file-read-metadata "/Users/me/Documents/x")
+(expect allow file-read-data "/Users/me/proj/main.c")
+(expect allow file-read-data "/private/var/folders/xy/zz/T/f")
+(expect allow file-read-data "/dev/urandom")
+(expect allow file-read-data "/dev/fd/3")
+(expect deny file-read-data "/Users/me/Documents/x")
+(expect deny file-read-data "/Users/me/other-proj/README")
+(expect deny file-read-data "/Users/me/Library/Application Support/Firefox/Profiles/x/key4.db")
+(expect deny file-read-data "/Users/me/.cargo/credentials.toml")
+(expect deny file-read-data "/Users/me/.zshrc")
+(expect deny file-read-data "/Users")
+(expect deny file-read-data "/Library/Keychains/System.keychain")
+(expect deny file-read-data "/private/etc/master.passwd")
+(expect deny file-read-data "/private/etc/sudoers")
+(expect deny file-read-data "/private/etc/ssh/ssh_host_ed25519_key")
+(expect deny file-read-data "/private/var/root/.ssh/id_rsa")
+(expect deny file-read-data "/dev/disk0")
+(expect deny file-read-data "/private/etc/kcpassword")
+(expect deny file-read-data "/private/etc/krb5.keytab")
+(expect deny file-read-data "/opt/homebrew/var/postgresql@16/base/1/1259")
+(expect allow file-read-data "/opt/homebrew/bin/python3")
+(expect deny file-read-data "/dev/bpf0")
+(expect deny file-read-data "/dev/fsevents")
+(expect deny file-read-data "/dev/klog")
+(expect deny file-read-data "/dev/auditpipe")
+Q
+}
+class_toolchains() {
+  cat <<'Q'
+(expect allow file-read-data "/Users/me/.cargo/bin/cargo")
+(expect allow file-read-data "/Users/me/.rustup/toolchains/stable/bin/rustc")
+(expect allow file-read-data "/Users/me/.gitconfig")
+(expect allow file-read-data "/Users/me/.nvm/versions/node/v20/bin/node")
+Q
+}
+class_toolchain_secrets() {
+  cat <<'Q'
+(expect deny file-read-data "/Users/me/.config/git/credentials")
+(expect deny file-read-data "/Users/me/.nvm/.git/config")
+Q
+}
+can_fail class-reads-allow deny class_toolchains
+for cls in project research build offline; do
+  HOME=/Users/me PYENV_ROOT= CARGO_HOME= RUSTUP_HOME= NVM_DIR= XDG_CONFIG_HOME= \
+    render "reads-$cls" --class "$cls" --project "$proj" --workdir "$proj" || exit 1
+  { class_reads; class_toolchains; class_toolchain_secrets; } | check "reads-$cls"
+done
+HOME=/Users/me PYENV_ROOT= render reads-media --class media --output "$proj/out" --project "$proj" \
+  --workdir "$proj" || exit 1
+{ class_reads | grep -v cargo; cat <<'EOF2'
+(expect allow file-read-data "/Users/me/proj/out/a.png")
+(expect deny file-read-data "/Users/me/.cargo/bin/cargo")
+(expect deny file-read-data "/Users/me/.gitconfig")
+EOF2
+} | check reads-media
+HOME=/Users/me PYENV_ROOT= render reads-added --class research --add-read /Users/me/datasets \
+  --project "$proj" --workdir "$proj" || exit 1
+check reads-added <<'EOF2'
+(expect allow file-read-data "/Users/me/datasets/a.csv")
+(expect deny file-read-data "/Users/me/datasets-old/a.csv")
+(expect deny file-read-data "/Users/me/Documents/x")
+EOF2
+
 # The user cache beside TMPDIR is for the classes that build the project.
 for cls in research media; do
   render "$cls" --class "$cls" --output "$proj/out" --project "$proj" --workdir "$proj" || exit 1

@@ -5,6 +5,8 @@
  *   esc_surface loopctl FD        LOOP_CTL_GET_FREE on an inherited /dev/loop-control
  *   esc_surface loopcap FD        LOOP_SET_CAPACITY on an inherited loop device
  *   esc_surface tunattach NAME [FD]  TUNSETIFF to an existing tun device (FD: inherited)
+ *   esc_surface tapwrite PATH     one broadcast Ethernet frame (after macvtap's 10-byte
+ *                                 virtio-net header) written to a macvtap/ipvtap node
  *   esc_surface core              RLIMIT_CORE "core=SOFT/HARD", setrlimit to 0 (which must
  *                                 succeed), then "after=SOFT/HARD"
  *   esc_surface keyring           add_key to the user keyring (then unlink it)
@@ -184,6 +186,20 @@ int main(int argc, char **argv)
         snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", argv[2]);
         ESC_RETURN("TUNSETIFF", ioctl(fd, TUNSETIFF, &ifr));
     }
+    if (strcmp(w, "tapwrite") == 0 && argc == 3) {
+        /* virtio_net_hdr (all zero: no offload), then dst ff:ff..., src
+         * 02:00:00:00:00:01 (locally administered), type ARP, 28 zero bytes. */
+        unsigned char frame[10 + 14 + 28] = {0};
+        int fd = open(argv[2], O_RDWR | O_CLOEXEC);
+        if (fd < 0)
+            return report("open", -1);
+        memset(frame + 10, 0xff, 6);
+        frame[16] = 0x02;
+        frame[21] = 0x01;
+        frame[22] = 0x08;
+        frame[23] = 0x06;
+        ESC_RETURN("write frame", write(fd, frame, sizeof frame));
+    }
     if (strcmp(w, "core") == 0) {
         struct rlimit r, zero = {0, 0};
         if (getrlimit(RLIMIT_CORE, &r) != 0)
@@ -233,6 +249,6 @@ int main(int argc, char **argv)
     }
     if (strcmp(w, "deny") == 0 && argc >= 5)
         return deny(atol(argv[2]), atoi(argv[3]), argv + 4);
-    return esc_usage("esc_surface rewrite|rofs|blkread|loopctl|loopcap|tunattach|core|keyring|"
+    return esc_usage("esc_surface rewrite|rofs|blkread|loopctl|loopcap|tunattach|tapwrite|core|keyring|"
                      "ns-open-tree|ns-fsopen|userns|other|deny|fioasync|fionread ...");
 }

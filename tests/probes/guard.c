@@ -13,6 +13,9 @@
  *                             creat(PATH) and prints the result
  *   guard tmpfile-link NAME   O_TMPFILE in ".", then linkat through /proc/self/fd
  *   guard dangling LINK       open(LINK, O_CREAT) where LINK is a dangling symlink
+ *   guard parent-proc NAME ro|rw  open("/proc/PPID/NAME", O_CREAT and O_RDONLY or
+ *                             O_RDWR): under the guard, one of the guard's own /proc
+ *                             files; prints where the descriptor leads
  * Exit 0: the operation did what the name says; 1: it was refused (errno
  * printed); 2: not available here; 3: usage. */
 #define _GNU_SOURCE
@@ -230,6 +233,19 @@ int main(int argc, char **argv)
         if (fd < 0)
             return refused("open");
         printf("opened\n");
+        return 0;
+    }
+    if (strcmp(cmd, "parent-proc") == 0 && argc == 4) {
+        char p[96], where[256];
+        ssize_t len;
+        snprintf(p, sizeof p, "/proc/%d/%s", (int)getppid(), argv[2]);
+        fd = open(p, O_CREAT | (strcmp(argv[3], "rw") == 0 ? O_RDWR : O_RDONLY), 0600);
+        if (fd < 0)
+            return refused(p);
+        snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+        len = readlink(p, where, sizeof where - 1);
+        where[len > 0 ? len : 0] = '\0';
+        printf("opened %s\n", where);
         return 0;
     }
     fprintf(stderr, "usage: see the comment at the top of tests/probes/guard.c\n");

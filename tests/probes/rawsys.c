@@ -6,6 +6,8 @@
  *      s:T  a pointer to the string T (in 32-bit addressable memory)
  *      b:   a pointer to a zeroed 4096-byte buffer (likewise)
  *      d:P  a descriptor: open(P, O_RDONLY) (a directory is fine)
+ *      u:   a descriptor: a new AF_UNIX stream socket
+ *      a:P  a pointer to a struct sockaddr_un naming the path P (low memory)
  * The number comes from libseccomp's tables for that ABI; NAME "nr:N" is
  * the number N itself, for calls newer than those tables (the same number
  * on both ABIs since Linux 5.1). Exit 0: the call
@@ -23,6 +25,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -48,7 +52,7 @@ int main(int argc, char **argv)
     int show_core;
 
     if (argc < 3 || argc > 9 || (strcmp(argv[1], "64") != 0 && strcmp(argv[1], "32") != 0)) {
-        fprintf(stderr, "usage: rawsys 64|32 NAME [i:N|s:TEXT|b:|d:PATH]...\n");
+        fprintf(stderr, "usage: rawsys 64|32 NAME [i:N|s:TEXT|b:|d:PATH|u:|a:PATH]...\n");
         return 3;
     }
     compat = strcmp(argv[1], "32") == 0;
@@ -82,6 +86,22 @@ int main(int argc, char **argv)
             used += strlen(v) + 1;
         } else if (strcmp(argv[i], "b:") == 0) {
             a[i - 3] = (long)(low + 8192 + 4096 * (i - 3));
+        } else if (strcmp(argv[i], "u:") == 0) {
+            int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            if (fd < 0) {
+                printf("socket: errno %d\n", errno);
+                return 3;
+            }
+            a[i - 3] = fd;
+        } else if (strncmp(argv[i], "a:", 2) == 0 && strlen(v) < sizeof(struct sockaddr_un) - 2 &&
+                   used + sizeof(struct sockaddr_un) < 8192) {
+            struct sockaddr_un su;
+            memset(&su, 0, sizeof su);
+            su.sun_family = AF_UNIX;
+            strcpy(su.sun_path, v);
+            memcpy(low + used, &su, sizeof su);
+            a[i - 3] = (long)(low + used);
+            used += sizeof su;
         } else if (strncmp(argv[i], "d:", 2) == 0) {
             int fd = open(v, O_RDONLY | O_CLOEXEC);
             if (fd < 0) {

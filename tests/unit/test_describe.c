@@ -85,16 +85,30 @@ static void test_sandbox_line_for_classes(void **state)
     (void)state;
     assert_int_equal(sandbox_policy_set_class(p, SANDBOX_CLASS_RESEARCH), SANDBOX_OK);
     assert_string_equal(render(p, SANDBOX_TARGET_LINUX, &all),
-                        "on: writes only inside temporary directories; network allowed.");
+                        "on: writes only inside temporary directories; reads only the system, "
+                        "toolchains, the project and those directories; network allowed.");
+    /* issue 28: a class confines reads, and a refused read reads the same */
     assert_string_equal(denial(p, SANDBOX_TARGET_LINUX, EXITED(1), "Permission denied"),
-                        "the filesystem sandbox probably refused a write outside the temporary "
-                        "directories.");
+                        "the filesystem sandbox probably refused a write outside the writable "
+                        "directories, or a read outside what the research class reads (the "
+                        "system, toolchains, the project and the writable directories; "
+                        "--add-read DIR adds one).");
     assert_int_equal(sandbox_policy_set_class(p, SANDBOX_CLASS_OFFLINE), SANDBOX_OK);
     /* offline denies the network whatever the network field says */
     assert_string_equal(render(p, SANDBOX_TARGET_LINUX, &all),
-                        "on: writes only inside /work/p, temporary directories; no network.");
+                        "on: writes only inside /work/p, temporary directories; reads only the "
+                        "system, toolchains, the project and those directories; no network.");
+    /* the tool server keeps spec 003's open reads */
+    assert_int_equal(sandbox_policy_set_class(p, SANDBOX_CLASS_TOOL_SERVER), SANDBOX_OK);
+    assert_null(strstr(render(p, SANDBOX_TARGET_LINUX, &all), "reads only"));
+    assert_int_equal(sandbox_policy_set_class(p, SANDBOX_CLASS_MEDIA), SANDBOX_OK);
+    assert_int_equal(sandbox_policy_set_output_dir(p, "/work/out"), SANDBOX_OK);
+    assert_non_null(strstr(render(p, SANDBOX_TARGET_LINUX, &all),
+                           "reads only the system, the project and those directories"));
+    assert_non_null(strstr(denial(p, SANDBOX_TARGET_MACOS, EXITED(1), "Operation not permitted"),
+                           "outside what the media class reads (the system, the project"));
     assert_true(strncmp(denial(p, SANDBOX_TARGET_LINUX, KILLED(31), NULL),
-                        "blocked by the network sandbox", 30) == 0);
+                        "the network sandbox probably killed", 35) == 0);
     sandbox_policy_free(p);
 }
 
@@ -153,15 +167,18 @@ const char *denial(const sandbox_policy *p, int target, int status, const char *
     return buf;
 }
 
-static void test_linux_sigsys_under_network_deny_is_certain(void **state)
+/* A status is within the command's reach (exit 159, kill -SYS $$): it
+ * points at the sandbox, hedged, never certain. */
+static void test_linux_sigsys_under_network_deny_is_hedged(void **state)
 {
     sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_UNRESTRICTED);
     (void)state;
     assert_true(strncmp(denial(p, SANDBOX_TARGET_LINUX, KILLED(31), NULL),
-                        "blocked by the network sandbox", 30) == 0);
+                        "the network sandbox probably killed", 35) == 0);
     /* a shell reporting its child's SIGSYS */
     assert_true(strncmp(denial(p, SANDBOX_TARGET_LINUX, EXITED(159), "Bad system call\n"),
-                        "blocked by the network sandbox", 30) == 0);
+                        "the network sandbox probably killed", 35) == 0);
+    assert_null(strstr(denial(p, SANDBOX_TARGET_LINUX, EXITED(159), NULL), "blocked"));
     /* other deaths and plain failures say nothing */
     assert_string_equal(denial(p, SANDBOX_TARGET_LINUX, KILLED(9), NULL), "");
     assert_string_equal(denial(p, SANDBOX_TARGET_LINUX, EXITED(1), "error: no such file"), "");
@@ -255,6 +272,39 @@ static void test_windows_signatures(void **state)
     sandbox_policy_free(p);
 }
 
+/* A supervised run with records (issue 19): no record, no network guess. */
+static void test_linux_recorded_run_follows_its_records(void **state)
+{
+    sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
+    char buf[512];
+    (void)state;
+    /* nothing recorded: 159 and SIGSYS are the command's own */
+    assert_int_equal(sbx_describe_denial_recorded(p, SANDBOX_TARGET_LINUX, EXITED(159),
+                                                  "Bad system call\n", 1, buf, sizeof buf),
+                     SANDBOX_OK);
+    assert_true(strncmp(buf, "exit 159 (the command's own status", 34) == 0);
+    assert_null(strstr(buf, "network"));
+    assert_int_equal(sbx_describe_denial_recorded(p, SANDBOX_TARGET_LINUX, KILLED(31), NULL, 1,
+                                                  buf, sizeof buf),
+                     SANDBOX_OK);
+    assert_non_null(strstr(buf, "which the sandbox did not send"));
+    assert_null(strstr(buf, "network"));
+    /* refusals recorded: they say it, no hedged network sentence */
+    assert_int_equal(sbx_describe_denial_recorded(p, SANDBOX_TARGET_LINUX, KILLED(31), NULL, 2,
+                                                  buf, sizeof buf),
+                     SANDBOX_OK);
+    assert_string_equal(buf, "");
+    /* the filesystem guess stays: Landlock's refusals are not recorded */
+    assert_int_equal(sbx_describe_denial_recorded(p, SANDBOX_TARGET_LINUX, EXITED(1),
+                                                  "Permission denied\n", 1, buf, sizeof buf),
+                     SANDBOX_OK);
+    assert_non_null(strstr(buf, "filesystem sandbox probably"));
+    /* not recorded (the public function): the hedged guess as before */
+    assert_true(strncmp(denial(p, SANDBOX_TARGET_LINUX, EXITED(159), "Bad system call\n"),
+                        "the network sandbox probably killed", 35) == 0);
+    sandbox_policy_free(p);
+}
+
 static void test_denial_arguments_and_long_tails(void **state)
 {
     sandbox_policy *p = policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
@@ -315,11 +365,12 @@ int main(void)
         cmocka_unit_test(test_sandbox_line_names_protected_paths),
         cmocka_unit_test(test_sandbox_line_follows_availability),
         cmocka_unit_test(test_public_describe_checks_arguments_and_size),
-        cmocka_unit_test(test_linux_sigsys_under_network_deny_is_certain),
+        cmocka_unit_test(test_linux_sigsys_under_network_deny_is_hedged),
         cmocka_unit_test(test_linux_permission_errors_under_confinement_are_hedged),
         cmocka_unit_test(test_linux_eperm_network_mode_is_hedged),
         cmocka_unit_test(test_macos_eperm_signatures),
         cmocka_unit_test(test_windows_signatures),
+        cmocka_unit_test(test_linux_recorded_run_follows_its_records),
         cmocka_unit_test(test_denial_arguments_and_long_tails),
         cmocka_unit_test(test_unavailable_warning_once_with_host_flag),
     };

@@ -99,7 +99,8 @@ static void test_confined_handles_exactly_the_write_rights_of_each_abi(void **st
         sbx_landlock_handled_for(abi, SANDBOX_FS_CONFINED, SANDBOX_NETWORK_ALLOW, &h);
         assert_true(h.fs == want[abi]);
         assert_true(h.net == 0);
-        assert_true(h.scoped == 0);
+        /* Abstract sockets from ABI 6 (issue 20); never signals here. */
+        assert_true(h.scoped == (abi >= 6 ? K_SCOPE_ABSTRACT_UNIX_SOCKET : 0));
         assert_false(h.fs & (K_FS_TRUNCATE | K_FS_IOCTL_DEV | K_FS_READ_FILE |
                              K_FS_READ_DIR | K_FS_EXECUTE));
     }
@@ -115,7 +116,7 @@ static void test_confined_with_network_deny_adds_tcp_from_abi_4(void **state)
         sbx_landlock_handled_for(abi, SANDBOX_FS_CONFINED, SANDBOX_NETWORK_ALLOW, &fs_only);
         assert_true(h.fs == fs_only.fs); /* one ruleset, same fs rights */
         assert_true(h.net == (abi >= 4 ? TCP : 0));
-        assert_true(h.scoped == 0);
+        assert_true(h.scoped == (abi >= 6 ? K_SCOPE_ABSTRACT_UNIX_SOCKET : 0));
     }
 }
 
@@ -470,6 +471,52 @@ static void test_explain_of_read_only_below_abi_6_says_it_would_be_refused(void 
     sbx_resolved_free(&r);
 }
 
+/* Abstract AF_UNIX sockets (issue 20): scoped wherever writes are confined
+ * and the ABI has it, never with network-deny alone, dropped whole by
+ * sandbox_policy_allow_unix(p, "@"), and "@name" is refused (a scope has no
+ * per-name exception). Read-only keeps both scopes whatever the host asks. */
+static void test_abstract_sockets_scoped_where_writes_are_confined(void **state)
+{
+    sbx_resolved r;
+    struct sbx_landlock_plan p;
+    sandbox_policy *pol;
+    sandbox_error err;
+    char warning[256] = "";
+    int abi;
+    (void)state;
+    for (abi = 1; abi <= 7; abi++) {
+        struct sbx_landlock_handled h;
+        sbx_landlock_handled_for(abi, SANDBOX_FS_UNRESTRICTED, SANDBOX_NETWORK_DENY, &h);
+        assert_true(h.scoped == 0);
+    }
+    pol = sandbox_policy_new();
+    assert_non_null(pol);
+    assert_int_equal(sandbox_policy_allow_unix(pol, "@name"), SANDBOX_E_INVALID);
+    assert_int_equal(sandbox_policy_allow_unix(pol, "@"), SANDBOX_OK);
+    assert_int_equal(sandbox_policy_set_filesystem(pol, SANDBOX_FS_CONFINED), SANDBOX_OK);
+    assert_int_equal(sandbox_policy_set_project_root(pol, "/p/proj"), SANDBOX_OK);
+    assert_int_equal(sbx_resolve(pol, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
+    assert_int_equal(sbx_landlock_plan_build(&r, 7, "", &p, warning, sizeof warning, &err),
+                     SANDBOX_OK);
+    assert_true(p.handled.scoped == 0);
+    sbx_landlock_plan_free(&p);
+    sbx_resolved_free(&r);
+    assert_int_equal(sandbox_policy_set_filesystem(pol, SANDBOX_FS_READ_ONLY), SANDBOX_OK);
+    assert_int_equal(sbx_resolve(pol, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
+    assert_int_equal(sbx_landlock_plan_build(&r, 7, "", &p, warning, sizeof warning, &err),
+                     SANDBOX_OK);
+    assert_true(p.handled.scoped == SCOPES);
+    sbx_landlock_plan_free(&p);
+    sbx_resolved_free(&r);
+    sandbox_policy_free(pol);
+    resolve(SANDBOX_FS_CONFINED, SANDBOX_NETWORK_ALLOW, &r);
+    assert_int_equal(sbx_landlock_plan_build(&r, 6, "", &p, warning, sizeof warning, &err),
+                     SANDBOX_OK);
+    assert_true(p.handled.scoped == K_SCOPE_ABSTRACT_UNIX_SOCKET);
+    sbx_landlock_plan_free(&p);
+    sbx_resolved_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -487,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_no_landlock_confined_degrades_to_one_warning),
         cmocka_unit_test(test_explain_names_rights_and_rules_in_text_and_json),
         cmocka_unit_test(test_explain_of_read_only_below_abi_6_says_it_would_be_refused),
+        cmocka_unit_test(test_abstract_sockets_scoped_where_writes_are_confined),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -101,13 +101,20 @@ static void test_defaults_come_from_cwd_and_tmpdir(void **state)
     sandbox_error err;
     (void)state;
     sandbox_policy_set_filesystem(p, SANDBOX_FS_CONFINED);
-    char tmp[] = "/var/tmp/sbx-unit.XXXXXX";
+    char tmp[] = "/var/tmp/sbx-unit.XXXXXX", cwd[4096];
     assert_non_null(mkdtemp(tmp));
     setenv("TMPDIR", tmp, 1);
+    /* From a directory in no repository: the project is the working
+     * directory (inside one it is the git root: test_resolve). */
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(tmp), 0);
+    unsetenv("PWD");
     assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
+    assert_int_equal(chdir(cwd), 0);
     assert_string_equal(r.temp_dir, tmp);
     rmdir(tmp);
     assert_string_equal(r.project_root, r.working_dir);
+    assert_string_equal(r.working_dir, tmp);
     sbx_resolved_free(&r);
     setenv("TMPDIR", "relative", 1); /* not a usable directory: fall back */
     assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);

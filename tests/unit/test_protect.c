@@ -181,6 +181,91 @@ static int refuses(const sbx_resolved *r, const char *path)
                                        r->n_protect_home, r->home_alt, path, strlen(path)));
 }
 
+/* Editor and agent configuration (issue 23): write-protected, refused at
+ * creation, not beneath node_modules; .git creatable, the rest not. */
+static void test_agent_configuration_is_write_protected_and_not_created(void **state)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    sbx_resolved r;
+    sandbox_error err;
+    static const char *const names[] = {"/p/.vscode",    "/p/.idea/workspace.xml", "/p/.mcp.json",
+                                        "/p/.claude",    "/p/sub/.codex",          "/p/.cursor/mcp.json",
+                                        "/p/.gemini",    "/p/.devcontainer",       "/p/.VSCode",
+                                        "/p/.devcontainer.json", "/p/app.code-workspace"};
+    static const char *const free_names[] = {"/p/node_modules/pkg/.vscode",
+                                             "/p/node_modules/a/node_modules/b/.idea/x",
+                                             "/p/.github/workflows/ci.yml", "/p/vscode",
+                                             "/p/.mcp.json5"};
+    size_t i;
+    (void)state;
+    setenv("HOME", "/home/me", 1);
+    assert_int_equal(sandbox_policy_protect_defaults(p), SANDBOX_OK);
+    for (i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (match_defaults(names[i]) != SANDBOX_PROTECT_WRITE)
+            fail_msg("%s is not write-protected", names[i]);
+    for (i = 0; i < sizeof free_names / sizeof free_names[0]; i++)
+        if (match_defaults(free_names[i]) != -1)
+            fail_msg("%s is protected", free_names[i]);
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
+    /* The guard judges the name made: a missing .idea is refused, a file
+     * in an existing one meets its read-only mount instead. */
+    for (i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strchr(names[i] + 3, '/') && !refuses(&r, names[i]))
+            fail_msg("creating %s is not refused", names[i]);
+    assert_true(refuses(&r, "/p/sub/.codex"));
+    assert_false(refuses(&r, "/p/node_modules/pkg/.vscode"));
+    assert_false(refuses(&r, "/p/sub/.git"));
+    /* A host's write-protected name is refused at creation too; .git is
+     * the one exception, whoever adds it. */
+    assert_int_equal(sandbox_policy_add_protected(p, "notes", SANDBOX_PROTECT_WRITE), SANDBOX_OK);
+    assert_int_equal(sandbox_policy_add_protected(p, ".git", SANDBOX_PROTECT_WRITE), SANDBOX_OK);
+    sbx_resolved_free(&r);
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
+    assert_true(refuses(&r, "/p/notes"));
+    assert_false(refuses(&r, "/p/.git"));
+    /* A renamed directory holding `workflows` is an ancestor of a
+     * write-protected pattern of two components. */
+    assert_int_equal(sandbox_policy_add_protected(p, ".github/workflows", SANDBOX_PROTECT_WRITE),
+                     SANDBOX_OK);
+    sbx_resolved_free(&r);
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
+    assert_true(sbx_protect_refuses_ancestor(r.protect, r.n_protect, r.home_dir, "/p/.github", 10));
+    sbx_resolved_free(&r);
+    sandbox_policy_free(p);
+}
+
+/* SANDBOX_PROTECT_GIT: only for .git; resolved as WRITE with its flag on
+ * Linux and macOS, as a plain WRITE .git on Windows; it matches no name
+ * (its parts are the masks' and the profile's). */
+static void test_git_kind_resolves_per_target(void **state)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    sbx_resolved r;
+    sandbox_error err;
+    const struct sbx_protect *e;
+    (void)state;
+    setenv("HOME", "/home/me", 1);
+    assert_int_equal(sandbox_policy_add_protected(p, ".vscode", SANDBOX_PROTECT_GIT),
+                     SANDBOX_E_INVALID);
+    assert_int_equal(sandbox_policy_add_protected(p, ".git", 3), SANDBOX_E_INVALID);
+    assert_int_equal(sandbox_policy_add_protected(p, ".git", SANDBOX_PROTECT_GIT), SANDBOX_OK);
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err), SANDBOX_OK);
+    assert_non_null(e = find(r.protect, r.n_protect, ".git"));
+    assert_int_equal(e->kind, SANDBOX_PROTECT_WRITE);
+    assert_true(e->flags & SBX_PROTECT_F_GIT);
+    assert_int_equal(sbx_protect_match(r.protect, r.n_protect, "/p/.git/objects/ab/cd", 0), -1);
+    assert_int_equal(sbx_protect_match(r.protect, r.n_protect, "/p/.git", 0), -1);
+    sbx_resolved_free(&r);
+    assert_int_equal(sbx_resolve(p, SANDBOX_TARGET_WINDOWS, &r, &err), SANDBOX_OK);
+    assert_non_null(e = find(r.protect, r.n_protect, ".git"));
+    assert_int_equal(e->kind, SANDBOX_PROTECT_WRITE);
+    assert_false(e->flags & SBX_PROTECT_F_GIT);
+    assert_int_equal(sbx_protect_match(r.protect, r.n_protect, "C:\\p\\.git\\objects", 1),
+                     SANDBOX_PROTECT_WRITE);
+    sbx_resolved_free(&r);
+    sandbox_policy_free(p);
+}
+
 /* What the Linux creation guard refuses: the new name's last components
  * against read-write patterns, home-only patterns at their place only. */
 static void test_creation_guard_decisions(void **state)
@@ -252,11 +337,16 @@ static void test_copies_of_home_credentials_and_the_home_renamed(void **state)
         "/home/me/.docker~/config.json", "/home/me/.npmrc.save", "/home/me/.npmrc.swo",
         "/home/me/..npmrc.swp", "/home/me/.npmrc.~1~", "/home/me/.config/gh.~12~/hosts.yml",
         "/p/.id_ed25519.swp", "/p/.id_ed25519.swo", "/p/id_ed25519.~1~", "/p/.env.~3~",
-        "/p/keys/.server.pem.swp"};
+        "/p/keys/.server.pem.swp",
+        /* round 3: Emacs auto-save, nano's later copies, vim undo, Kate swap */
+        "/p/keys/#server.pem#", "/p/id_ed25519.save.1", "/p/.id_ed25519.un~",
+        "/p/keys/.server.key.kate-swp", "/home/me/.npmrc.save.3"};
     static const char *const allowed[] = {"/home/me/.npmrc.d", "/home/me/.npmrcx.bak",
                                           "/home/me/x/.npmrc.bak", "/p/.npmrc.bak",
                                           "/p/.id_ed25519.txt", "/p/id_ed25519.~x~",
-                                          "/p/.notes.swp", "/p/id_ed25519.~~"};
+                                          "/p/.notes.swp", "/p/id_ed25519.~~",
+                                          "/p/#notes#", "/p/#", "/p/##", "/p/id_ed25519.save.",
+                                          "/p/.save.1", "/p/.notes.un~"};
     static const char *const ancestors[] = {"/home/me", "/home", "/HOME/me"};
     static const char *const not_ancestors[] = {"/home/me2", "/home/m", "/var"};
     size_t i;
@@ -342,6 +432,8 @@ int main(void)
         cmocka_unit_test(test_creation_guard_decisions),
         cmocka_unit_test(test_copies_of_home_credentials_and_the_home_renamed),
         cmocka_unit_test(test_credential_locations_moved_by_the_environment),
+        cmocka_unit_test(test_agent_configuration_is_write_protected_and_not_created),
+        cmocka_unit_test(test_git_kind_resolves_per_target),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -21,6 +22,7 @@ struct row {
     const char *link_at, *link_parent;
     int parent_known; /* the link's parent directory: owner and mode */
     unsigned long parent_uid, parent_mode;
+    unsigned long uid; /* the owner of what it names */
 };
 
 struct table {
@@ -43,6 +45,7 @@ static int fake_lookup(void *ctx, int target, const char *path, struct sbx_path_
         out->dev = r->dev;
         out->ino = r->ino;
         out->mode = 0040755;
+        out->uid = r->uid;
         if (r->link_at) {
             out->links = calloc(1, sizeof *out->links);
             out->links[0].at = sbx_strdup(r->link_at);
@@ -80,6 +83,136 @@ static int resolve(int target, const struct table *t, const char *project, const
     rc = sbx_resolve_with(p, target, &f, r, err);
     sandbox_policy_free(p);
     return rc;
+}
+
+/* The project the host did not name (spec 004): the working directory is
+ * the current one (`cwd`), the class the default, on this machine (euid
+ * 1000), with HOME and the account's home at `home`. */
+static int resolve_default(const struct table *t, const char *cwd, const char *home,
+                           sandbox_error *err, sbx_resolved *r)
+{
+    sandbox_policy *p = sandbox_policy_new();
+    struct sbx_facts f;
+    int rc;
+    memset(&f, 0, sizeof f);
+    f.cwd = cwd;
+    f.env_home = home;
+    f.account_home = home;
+    f.euid = 1000;
+    f.on_host = 1;
+    f.lookup = fake_lookup;
+    f.lookup_ctx = (void *)t;
+    sandbox_policy_set_filesystem(p, SANDBOX_FS_CONFINED);
+    sandbox_policy_set_temp_dir(p, "/scratch");
+    rc = sbx_resolve_with(p, SANDBOX_TARGET_LINUX, &f, r, err);
+    sandbox_policy_free(p);
+    return rc;
+}
+
+/* "kind:path ..." of the writable roots. */
+static const char *kinds(const sbx_resolved *r)
+{
+    static char buf[1024];
+    size_t i, used = 0;
+    buf[0] = '\0';
+    for (i = 0; i < r->n_roots; i++)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s:%s", i ? " " : "",
+                                 sbx_root_kind_name(r->roots[i].kind), r->roots[i].path);
+    return buf;
+}
+
+#define D(p, ino) {p, p, 1, ino, NULL, NULL, 0, 0, 0, 1000}
+#define GIT(p, ino, uid) {p, p, 1, ino, NULL, NULL, 0, 0, 0, uid}
+
+static void test_default_project_is_the_git_root_above(void **state)
+{
+    static const struct row rows[] = {
+        D("/", 2), D("/home", 3), D("/home/me", 4), D("/w", 5), D("/w/repo", 6),
+        D("/w/repo/sub", 7), D("/w/repo/sub/dir", 8), GIT("/w/repo/.git", 9, 1000),
+        D("/scratch", 10),
+    };
+    struct table t = {rows, sizeof rows / sizeof rows[0]};
+    sbx_resolved r;
+    sandbox_error err;
+    (void)state;
+    assert_int_equal(resolve_default(&t, "/w/repo/sub/dir", "/home/me", &err, &r), SANDBOX_OK);
+    /* The working directory inside it is covered by the project's grant. */
+    assert_string_equal(kinds(&r), "project:/w/repo temp:/scratch system-temp:/tmp dev:/dev");
+    assert_true(r.project_found);
+    assert_null(r.no_project);
+    sbx_resolved_free(&r);
+}
+
+static void test_a_git_of_another_owner_or_a_link_is_no_git_root(void **state)
+{
+    static const struct row other[] = {
+        D("/", 2), D("/home", 3), D("/home/me", 4), D("/w", 5), D("/w/sub", 6),
+        GIT("/w/.git", 9, 0), D("/scratch", 10),
+    };
+    static const struct row linked[] = {
+        D("/", 2), D("/home", 3), D("/home/me", 4), D("/w", 5), D("/w/sub", 6),
+        {"/w/.git", "/elsewhere/.git", 1, 9, "/w/.git", "/w", 0, 0, 0, 1000}, D("/scratch", 10),
+    };
+    struct table t1 = {other, sizeof other / sizeof other[0]};
+    struct table t2 = {linked, sizeof linked / sizeof linked[0]};
+    sbx_resolved r;
+    sandbox_error err;
+    (void)state;
+    assert_int_equal(resolve_default(&t1, "/w/sub", "/home/me", &err, &r), SANDBOX_OK);
+    assert_string_equal(r.project_root, "/w/sub");
+    assert_false(r.project_found);
+    sbx_resolved_free(&r);
+    assert_int_equal(resolve_default(&t2, "/w/sub", "/home/me", &err, &r), SANDBOX_OK);
+    assert_string_equal(r.project_root, "/w/sub");
+    sbx_resolved_free(&r);
+}
+
+static void test_the_git_search_stops_below_homes_and_shared_temp(void **state)
+{
+    /* A .git of the caller's own in /tmp (anyone may make one there) and in
+     * the home (a home kept in git): neither becomes the project. */
+    static const struct row rows[] = {
+        D("/", 2), D("/tmp", 3), D("/tmp/x", 4), D("/tmp/x/y", 5), GIT("/tmp/.git", 6, 1000),
+        D("/home", 7), D("/home/me", 8), D("/home/me/notes", 9), GIT("/home/me/.git", 10, 1000),
+        GIT("/.git", 11, 1000), D("/scratch", 12),
+    };
+    struct table t = {rows, sizeof rows / sizeof rows[0]};
+    sbx_resolved r;
+    sandbox_error err;
+    (void)state;
+    assert_int_equal(resolve_default(&t, "/tmp/x/y", "/home/me", &err, &r), SANDBOX_OK);
+    assert_string_equal(r.project_root, "/tmp/x/y");
+    sbx_resolved_free(&r);
+    assert_int_equal(resolve_default(&t, "/home/me/notes", "/home/me", &err, &r), SANDBOX_OK);
+    assert_string_equal(r.project_root, "/home/me/notes");
+    assert_null(r.no_project);
+    sbx_resolved_free(&r);
+}
+
+static void test_home_root_library_and_stores_are_never_a_project(void **state)
+{
+    static const struct row rows[] = {
+        D("/", 2), D("/home", 3), D("/home/me", 4), D("/home/me/.cache", 5),
+        D("/home/me/.cache/x", 6), D("/home/me/Library", 7), D("/home/me/Library/App", 8),
+        D("/home/me/.local", 9), D("/home/me/.local/share", 10),
+        D("/home/me/.local/share/pnpm", 11), D("/home/me/.local/share/pnpm/store", 12),
+        D("/home/me/.local/share/pnpm/store/v3", 13), D("/scratch", 14),
+    };
+    static const char *const never[] = {"/home/me", "/", "/home", "/home/me/.cache/x",
+                                        "/home/me/Library/App",
+                                        "/home/me/.local/share/pnpm/store/v3"};
+    struct table t = {rows, sizeof rows / sizeof rows[0]};
+    sbx_resolved r;
+    sandbox_error err;
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof never / sizeof never[0]; i++) {
+        assert_int_equal(resolve_default(&t, never[i], "/home/me", &err, &r), SANDBOX_OK);
+        assert_non_null(r.no_project);
+        /* Its scratch only: no project, no working directory. */
+        assert_string_equal(kinds(&r), "temp:/scratch system-temp:/tmp dev:/dev");
+        sbx_resolved_free(&r);
+    }
 }
 
 static void test_macos_workdir_through_a_planted_link_to_home_is_refused(void **state)
@@ -313,6 +446,10 @@ int main(void)
         cmocka_unit_test(test_windows_final_path_by_handle_is_compared),
         cmocka_unit_test(test_linux_identity_catches_another_name_for_home),
         cmocka_unit_test(test_lexical_forms),
+        cmocka_unit_test(test_default_project_is_the_git_root_above),
+        cmocka_unit_test(test_a_git_of_another_owner_or_a_link_is_no_git_root),
+        cmocka_unit_test(test_the_git_search_stops_below_homes_and_shared_temp),
+        cmocka_unit_test(test_home_root_library_and_stores_are_never_a_project),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -422,8 +422,8 @@ static void test_user_cache_is_writable_only_when_confined(void **state)
         n += plan.roots[i].kind == SBX_ROOT_USER_CACHE &&
              strcmp(plan.roots[i].path, "/var/folders/ab/cd/C") == 0;
     assert_int_equal(n, 1);
-    assert_true(sbx_root_is_scanned(&(struct sbx_root){(char *)"/var/folders/ab/cd/C",
-                                                       SBX_ROOT_USER_CACHE, NULL, NULL, 0}));
+    assert_true(sbx_root_is_scanned(&(struct sbx_root){.path = (char *)"/var/folders/ab/cd/C",
+                                                       .kind = SBX_ROOT_USER_CACHE}));
     sbx_seatbelt_plan_free(&plan);
     sandbox_policy_free(p);
     /* research and media build nothing: no user cache (review of issue 21). */
@@ -437,8 +437,11 @@ static void test_user_cache_is_writable_only_when_confined(void **state)
             if (k)
                 assert_int_equal(sandbox_policy_set_output_dir(p, "/Users/me/out"), SANDBOX_OK);
             plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+            /* (Research reads the package caches, ~/Library/Caches/pip
+             * among them: only a writable /C would be the user cache.) */
             for (i = 0, n = 0; i < plan.n_params; i++)
-                n += strstr(plan.params[i].value, "/C") != NULL;
+                n += strstr(plan.params[i].value, "/C") != NULL &&
+                     plan.params[i].role != SBX_PARAM_READABLE;
             assert_int_equal(n, 0);
             sbx_seatbelt_plan_free(&plan);
             sandbox_policy_free(p);
@@ -785,6 +788,36 @@ static void test_hostile_paths_never_change_the_profile(void **state)
     "(deny file-write* file-link file-clone (regex #\"/[.][gG][iI][tT]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
     "(deny network-bind\n" \
     "  (local unix-socket (path-regex #\"/[.][gG][iI][tT]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny file-write* file-link file-clone (regex #\"/[.][vV][sS][cC][oO][dD][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][vV][sS][cC][oO][dD][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny file-write* file-link file-clone (regex #\"/[.][iI][dD][eE][aA]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][iI][dD][eE][aA]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny file-write* file-link file-clone (regex #\"/[.][mM][cC][pP][.][jJ][sS][oO][nN]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][mM][cC][pP][.][jJ][sS][oO][nN]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny file-write* file-link file-clone (regex #\"/[.][cC][lL][aA][uU][dD][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][cC][lL][aA][uU][dD][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny file-write* file-link file-clone (regex #\"/[.][cC][oO][dD][eE][xX]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][cC][oO][dD][eE][xX]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny file-write* file-link file-clone (regex #\"/[.][cC][uU][rR][sS][oO][rR]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][cC][uU][rR][sS][oO][rR]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny file-write* file-link file-clone (regex #\"/[.][gG][eE][mM][iI][nN][iI]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][gG][eE][mM][iI][nN][iI]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny file-write* file-link file-clone (regex #\"/[.][dD][eE][vV][cC][oO][nN][tT][aA][iI][nN][eE][rR]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][dD][eE][vV][cC][oO][nN][tT][aA][iI][nN][eE][rR]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny file-write* file-link file-clone (regex #\"/[.][dD][eE][vV][cC][oO][nN][tT][aA][iI][nN][eE][rR][.][jJ][sS][oO][nN]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[.][dD][eE][vV][cC][oO][nN][tT][aA][iI][nN][eE][rR][.][jJ][sS][oO][nN]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
+    "(deny file-write* file-link file-clone (regex #\"/[^/]*[.][cC][oO][dD][eE][-][wW][oO][rR][kK][sS][pP][aA][cC][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\"))\n" \
+    "(deny network-bind\n" \
+    "  (local unix-socket (path-regex #\"/[^/]*[.][cC][oO][dD][eE][-][wW][oO][rR][kK][sS][pP][aA][cC][eE]" SBX_SBPL_COPY_SUFFIX "(/|$)\")))\n" \
     "(deny file-read* file-write* file-link file-clone\n" \
     "  (subpath (param \"PROTECTED_0\"))\n" \
     "  (subpath (param \"PROTECTED_1\"))\n" \
@@ -1145,7 +1178,7 @@ static void test_name_regex_agrees_with_the_matcher(void **state)
                                            "config/credentials", "a?c", "*", "x*y*z"};
     static const char *const paths[] = {
         "/p/.env", "/p/sub/.ENV", "/p/conf/.env.local", "/p/env.md", "/p/.envrc", "/p/.env/x",
-        "/p/x.env", "/p/keys/server.pem", "/p/keys/server.pem.bak", "/p/keys/server.pem.swo", "/p/.env.~2~", "/p/.env.~~", "/h/id_rsa.~1~.bak", "/p/keys/a.PEM/inner",
+        "/p/x.env", "/p/keys/server.pem", "/p/keys/server.pem.bak", "/p/keys/server.pem.swo", "/p/keys/server.pem.save.12", "/p/keys/server.pem.save.x", "/p/.env.~2~", "/p/.env.~~", "/h/id_rsa.~1~.bak", "/p/keys/a.PEM/inner",
         "/p/.git/config", "/p/.gitignore", "/p/a.git", "/h/id_rsa_work", "/h/id_rsa",
         "/p/config/credentials", "/p/config/credentials/x", "/p/myconfig/credentials",
         "/p/config/credentialsx", "/p/abc", "/p/ac", "/p/aXc/d", "/p/xAyBz", "/p/xz", "/",
@@ -1162,6 +1195,7 @@ static void test_name_regex_agrees_with_the_matcher(void **state)
         text = lit + 2;
         text[strlen(text) - 1] = '\0';
         assert_int_equal(regcomp(&re, text, REG_EXTENDED | REG_NOSUB), 0);
+        memset(&one, 0, sizeof one);
         one.pattern = (char *)patterns[i];
         one.kind = SANDBOX_PROTECT_ALL;
         one.targets = ~0;
@@ -1175,6 +1209,26 @@ static void test_name_regex_agrees_with_the_matcher(void **state)
         regfree(&re);
         free(lit);
     }
+}
+
+/* SANDBOX_PROTECT_GIT: the parts of .git that run code are denied by name,
+ * the name .git itself exactly; the whole-.git rule is gone. */
+static void test_git_writable_denies_only_its_code(void **state)
+{
+    sandbox_policy *p = protected_policy(SANDBOX_NETWORK_DENY, SANDBOX_FS_CONFINED);
+    sbx_seatbelt_plan plan;
+    (void)state;
+    assert_int_equal(sandbox_policy_add_protected(p, ".git", SANDBOX_PROTECT_GIT), SANDBOX_OK);
+    plan_for(p, cmd, sbx_macos_canon_textual, &plan);
+    assert_null(strstr(plan.profile, "(regex #\"/[.][gG][iI][tT]" SBX_SBPL_COPY_SUFFIX "(/|$)\")"));
+    assert_non_null(strstr(plan.profile, "(deny file-write* file-link file-clone (regex "
+                                         "#\"/[.][gG][iI][tT]/[hH][oO][oO][kK][sS]"));
+    assert_non_null(strstr(plan.profile, "#\"/[.][gG][iI][tT]/[cC][oO][nN][fF][iI][gG]" SBX_SBPL_COPY_SUFFIX));
+    assert_non_null(strstr(plan.profile, "#\"/[.][gG][iI][tT]/[cC][oO][mM][mM][oO][nN][dD][iI][rR]"));
+    assert_non_null(strstr(plan.profile, "(deny file-write* file-link file-clone (regex "
+                                         "#\"/[.][gG][iI][tT]$\"))"));
+    sbx_seatbelt_plan_free(&plan);
+    sandbox_policy_free(p);
 }
 
 static void test_explain_shows_protection_even_alone(void **state)
@@ -1377,6 +1431,7 @@ int main(void)
         cmocka_unit_test(test_name_regex_refuses_hostile_patterns),
         cmocka_unit_test(test_unrenderable_pattern_fails_the_plan),
         cmocka_unit_test(test_name_regex_agrees_with_the_matcher),
+        cmocka_unit_test(test_git_writable_denies_only_its_code),
         cmocka_unit_test(test_explain_shows_protection_even_alone),
         cmocka_unit_test(test_argv_is_sandbox_exec_profile_params_then_command),
         cmocka_unit_test(test_argv_with_no_command_ends_with_double_dash),

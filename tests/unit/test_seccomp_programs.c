@@ -40,8 +40,18 @@
 #define V_NOTRO (V_CONF | V_NET)
 #define V_NOTFS V_NETONLY
 #define V_ALL (V_CONF | V_NET | V_RO)
-#define V_GUARD B(SBX_SC_V_CREATE_NOTIFY)
+#define V_GUARD (B(SBX_SC_V_CREATE_NOTIFY) | B(SBX_SC_V_CREATE_NOTIFY_NET))
 #define V_USERNS B(SBX_SC_V_NO_USERNS)
+/* A supervised run: main programs without the recorded refusals, and the
+ * listener's programs that notify them. */
+#define V_SUP_RO B(SBX_SC_V_READ_ONLY_SUP)
+#define V_SUP_NET (B(SBX_SC_V_NET_SUP) | B(SBX_SC_V_NET_CONFINED_SUP))
+#define V_SUP_FS (B(SBX_SC_V_CONFINED_SUP) | B(SBX_SC_V_NET_CONFINED_SUP) | V_SUP_RO)
+#define V_SUP (V_SUP_NET | V_SUP_FS)
+#define V_LSN_NET (B(SBX_SC_V_NOTIFY_NET) | B(SBX_SC_V_CREATE_NOTIFY_NET))
+#define V_LSN_RO B(SBX_SC_V_NOTIFY_READ_ONLY)
+#define V_LSN_PLAIN (B(SBX_SC_V_NOTIFY_NET) | B(SBX_SC_V_NOTIFY_CONFINED) | V_LSN_RO)
+#define V_LSN (V_LSN_PLAIN | V_GUARD)
 
 #define HI(x) ((uint64_t)(x) << 32)
 
@@ -362,7 +372,7 @@ static const struct sc_case x86_cases[] = {
     {"guard: rename", V_GUARD, AUDIT_X86_64, 82, 0, 0, 0, NOTIFY},
     {"guard: renameat2", V_GUARD, AUDIT_X86_64, 316, 0, 0, 0, NOTIFY},
     {"guard: openat2", V_GUARD, AUDIT_X86_64, 437, 0, 0, 0, ENOSYS_},
-    {"guard: io_uring_setup", V_GUARD, AUDIT_X86_64, 425, 0, 0, 0, EPERM_},
+    {"guard: io_uring_setup is recorded", V_GUARD, AUDIT_X86_64, 425, 0, 0, 0, NOTIFY},
     {"guard: landlock_restrict_self", V_GUARD, AUDIT_X86_64, 446, 0, 0, 0, EPERM_},
     {"guard: read", V_GUARD, AUDIT_X86_64, 0, 0, 0, 0, ALLOW},
     {"guard: x32 open kills", V_GUARD, AUDIT_X86_64, 0x40000002u, 0, 0x41, 0, KILL},
@@ -371,7 +381,62 @@ static const struct sc_case x86_cases[] = {
     {"guard: i386 creat", V_GUARD, AUDIT_I386, 8, 0, 0, 0, NOTIFY},
     {"guard: i386 openat O_CREAT", V_GUARD, AUDIT_I386, 295, 0, 0, 0x40, NOTIFY},
     {"guard: i386 renameat2", V_GUARD, AUDIT_I386, 353, 0, 0, 0, NOTIFY},
+    {"guard: bind (a socket's path is a name)", V_GUARD, AUDIT_X86_64, 49, 3, 0, 0, NOTIFY},
+    {"guard: i386 bind", V_GUARD, AUDIT_I386, 361, 3, 0, 0, NOTIFY},
+    {"guard: i386 socketcall(SYS_BIND)", V_GUARD, AUDIT_I386, 102, 2, 0, 0, NOTIFY},
+    {"guard: i386 socketcall(SYS_CONNECT) passes", V_GUARD, AUDIT_I386, 102, 3, 0, 0, ALLOW},
+    {"supervised: bind passes without the guard", V_SUP, AUDIT_X86_64, 49, 3, 0, 0, ALLOW},
     {"guard: foreign arch kills", V_GUARD, AUDIT_AARCH64, 56, 0, 0, 0x40, KILL},
+    {"supervised: inet socket left to the listener", V_SUP, AUDIT_X86_64, 41, 2, 1, 0, ALLOW},
+    {"supervised: unix socket in read-only left to the listener", V_SUP_RO, AUDIT_X86_64, 41, 1,
+     1, 0, ALLOW},
+    {"supervised: socketpair in read-only stays refused", V_SUP_RO, AUDIT_X86_64, 53, 1, 1, 0,
+     EPERM_},
+    {"supervised: io_uring_setup left to the listener", V_SUP, AUDIT_X86_64, 425, 8, 0, 0, ALLOW},
+    {"supervised: io_uring_enter stays refused", V_SUP, AUDIT_X86_64, 426, 3, 1, 0, EPERM_},
+    {"supervised: TIOCSTI", V_SUP, AUDIT_X86_64, 16, 0, 0x5412, 0, EPERM_},
+    {"supervised: prlimit64 of another process", V_SUP, AUDIT_X86_64, 302, 1234, 7, 0x1000,
+     EPERM_},
+    {"supervised: prlimit64 of itself", V_SUP, AUDIT_X86_64, 302, 0, 7, 0x1000, ALLOW},
+    {"supervised: setrlimit RLIMIT_CORE", V_SUP, AUDIT_X86_64, 160, 4, 0x1000, 0, NOOP},
+    {"supervised: setpriority of another process", V_SUP, AUDIT_X86_64, 141, 0, 1234, 5, EPERM_},
+    {"supervised: nice, setpriority of itself", V_SUP, AUDIT_X86_64, 141, 0, 0, 5, ALLOW},
+    {"supervised: sched_setaffinity of another process", V_SUP, AUDIT_X86_64, 203, 1234, 8, 0,
+     EPERM_},
+    {"supervised: chmod in read-only", V_SUP_RO, AUDIT_X86_64, 90, 0, 0, 0, EPERM_},
+    {"supervised: open O_RDONLY|O_TRUNC", V_SUP_FS, AUDIT_X86_64, 2, 0, 0x200, 0, EACCES_},
+    {"supervised: a newer syscall in read-only", V_SUP_RO, AUDIT_X86_64, 471, 0, 0, 0, ENOSYS_},
+    {"supervised: open_tree", V_SUP, AUDIT_X86_64, 428, 0, 0, 0, EPERM_},
+    {"supervised: i386 socket inet", V_SUP, AUDIT_I386, 359, 2, 1, 0, ALLOW},
+    {"supervised: i386 socketcall SYS_SOCKET", V_SUP_NET | V_SUP_RO, AUDIT_I386, 102, 1, 0, 0,
+     ALLOW},
+    {"supervised: foreign arch kills", V_SUP | V_LSN, AUDIT_AARCH64, 198, 2, 1, 0, KILL},
+    {"supervised: x32 kills", V_SUP | V_LSN, AUDIT_X86_64, 0x40000029u, 2, 1, 0, KILL},
+    {"supervised: read", V_SUP | V_LSN, AUDIT_X86_64, 0, 0, 0, 0, ALLOW},
+    {"listener: inet socket is recorded", V_LSN_NET | V_LSN_RO, AUDIT_X86_64, 41, 2, 1, 0,
+     NOTIFY},
+    {"listener: inet6 with junk upper bits is recorded", V_LSN_NET | V_LSN_RO, AUDIT_X86_64, 41,
+     10 | HI(3), 1, 0, NOTIFY},
+    {"listener: unix socket passes", V_LSN_NET, AUDIT_X86_64, 41, 1, 1, 0, ALLOW},
+    {"listener: netlink socket passes", V_LSN_NET, AUDIT_X86_64, 41, 16, 3, 0, ALLOW},
+    {"listener: packet socket is recorded", V_LSN_NET, AUDIT_X86_64, 41, 17, 3, 0, NOTIFY},
+    {"listener: family 64 is recorded", V_LSN_NET, AUDIT_X86_64, 41, 64, 1, 0, NOTIFY},
+    {"listener: unix socket in read-only is recorded", V_LSN_RO, AUDIT_X86_64, 41, 1, 1, 0,
+     NOTIFY},
+    {"listener: sockets pass in confined-only", B(SBX_SC_V_NOTIFY_CONFINED) |
+     B(SBX_SC_V_CREATE_NOTIFY), AUDIT_X86_64, 41, 2, 1, 0, ALLOW},
+    {"listener: io_uring_setup is recorded", V_LSN, AUDIT_X86_64, 425, 8, 0, 0, NOTIFY},
+    {"listener: i386 io_uring_setup is recorded", V_LSN, AUDIT_I386, 425, 8, 0, 0, NOTIFY},
+    {"listener: io_uring_enter is the main program's", V_LSN_PLAIN, AUDIT_X86_64, 426, 3, 1, 0,
+     ALLOW},
+    {"listener: TIOCSTI is the main program's", V_LSN, AUDIT_X86_64, 16, 0, 0x5412, 0, ALLOW},
+    {"listener: socketpair is the main program's", V_LSN, AUDIT_X86_64, 53, 1, 1, 0, ALLOW},
+    {"listener: openat O_CREAT passes without the guard", V_LSN_PLAIN, AUDIT_X86_64, 257, 0, 0,
+     0x241, ALLOW},
+    {"listener: i386 socket inet is recorded", V_LSN_NET | V_LSN_RO, AUDIT_I386, 359, 2, 1, 0,
+     NOTIFY},
+    {"listener: i386 socketcall SYS_SOCKET is recorded", V_LSN_NET | V_LSN_RO, AUDIT_I386, 102, 1,
+     0, 0, NOTIFY},
 };
 
 /* aarch64 and its arm compat ABI. */
@@ -439,8 +504,23 @@ static const struct sc_case arm_cases[] = {
     {"guard: openat read-only", V_GUARD, AUDIT_AARCH64, 56, 0, 0, 0, ALLOW},
     {"guard: mkdirat", V_GUARD, AUDIT_AARCH64, 34, 0, 0, 0, NOTIFY},
     {"guard: renameat2", V_GUARD, AUDIT_AARCH64, 276, 0, 0, 0, NOTIFY},
+    {"guard: bind", V_GUARD, AUDIT_AARCH64, 200, 3, 0, 0, NOTIFY},
+    {"guard: arm bind", V_GUARD, AUDIT_ARM, 282, 3, 0, 0, NOTIFY},
     {"guard: arm open O_CREAT", V_GUARD, AUDIT_ARM, 5, 0, 0x40, 0, NOTIFY},
     {"guard: arm mkdir", V_GUARD, AUDIT_ARM, 39, 0, 0, 0, NOTIFY},
+    {"supervised: inet socket left to the listener", V_SUP, AUDIT_AARCH64, 198, 2, 1, 0, ALLOW},
+    {"supervised: arm socket inet", V_SUP, AUDIT_ARM, 281, 2, 1, 0, ALLOW},
+    {"supervised: io_uring_setup left to the listener", V_SUP, AUDIT_AARCH64, 425, 8, 0, 0,
+     ALLOW},
+    {"supervised: prlimit64 of another process", V_SUP, AUDIT_AARCH64, 261, 1234, 7, 0x1000,
+     EPERM_},
+    {"supervised: getpid", V_SUP | V_LSN, AUDIT_AARCH64, 172, 0, 0, 0, ALLOW},
+    {"listener: inet socket is recorded", V_LSN_NET | V_LSN_RO, AUDIT_AARCH64, 198, 2, 1, 0,
+     NOTIFY},
+    {"listener: unix socket passes", V_LSN_NET, AUDIT_AARCH64, 198, 1, 1, 0, ALLOW},
+    {"listener: arm socket inet is recorded", V_LSN_NET | V_LSN_RO, AUDIT_ARM, 281, 2, 1, 0,
+     NOTIFY},
+    {"listener: arm io_uring_setup is recorded", V_LSN, AUDIT_ARM, 425, 8, 0, 0, NOTIFY},
 };
 
 static uint32_t expected(uint32_t want, int variant)
@@ -502,7 +582,9 @@ static void test_every_socket_family_gets_the_allowlist_verdict(void **state)
         for (v = 0; v < SBX_SC_N_VARIANTS; v++) {
             const struct sbx_sc_program *p = sbx_sc_find(natives[a].fam, v);
             int net = (V_NET & B(v)) != 0, ro = (V_RO & B(v)) != 0;
-            if (!net && !ro)
+            int sup = (V_SUP & B(v)) != 0, lsn_net = (V_LSN_NET & B(v)) != 0;
+            int lsn_ro = (V_LSN_RO & B(v)) != 0;
+            if (!net && !ro && !sup && !lsn_net && !lsn_ro)
                 continue;
             for (dom = 0; dom < 4096 + 32; dom++) {
                 /* below 4096 every value; then 1<<b for every bit b */
@@ -517,7 +599,13 @@ static void test_every_socket_family_gets_the_allowlist_verdict(void **state)
                     d.args[0] = low | junk[j];
                     d.args[1] = 1;
                     got = sim_run(p->insns, p->len, &d, NULL);
-                    if (ro)
+                    if (sup)
+                        want = ALLOW; /* the listener's program decides */
+                    else if (lsn_ro)
+                        want = NOTIFY;
+                    else if (lsn_net)
+                        want = local ? ALLOW : NOTIFY;
+                    else if (ro)
                         want = inet ? expected(NETDENY, v) : EPERM_;
                     else
                         want = local ? ALLOW : expected(NETDENY, v);
@@ -529,6 +617,57 @@ static void test_every_socket_family_gets_the_allowlist_verdict(void **state)
             }
         }
     }
+    assert_int_equal(failures, 0);
+}
+
+/* What a supervised run loads is the plain program split in two, rule by
+ * rule: the main program keeps every rule but the recorded ones (and adds
+ * the other-processes rules that protect the supervisor), and the
+ * listener's program holds exactly the recorded ones (plus, with the guard,
+ * the creation guard's own). The verdicts above check the programs; this
+ * checks that nothing was lost in the split. */
+static void test_a_supervised_run_splits_the_plain_program(void **state)
+{
+    static const int plains[] = {SBX_SC_V_CONFINED,       SBX_SC_V_NET,
+                                 SBX_SC_V_NET_EPERM,      SBX_SC_V_NET_CONFINED,
+                                 SBX_SC_V_NET_CONFINED_EPERM, SBX_SC_V_READ_ONLY,
+                                 SBX_SC_V_READ_ONLY_EPERM};
+    size_t i, k;
+    int failures = 0, guard, a_plain, a_sup, a_lsn;
+    (void)state;
+    for (k = 0; k < sizeof plains / sizeof plains[0]; k++) {
+        int p = plains[k], sup = sbx_sc_supervised_variant(p);
+        assert_true(sup >= 0);
+        assert_int_equal(sbx_sc_variant_kind(sup), SBX_SC_K_SUPERVISED);
+        for (guard = 0; guard < 2; guard++) {
+            int lsn = sbx_sc_notify_variant(p, guard);
+            int ro = p == SBX_SC_V_READ_ONLY || p == SBX_SC_V_READ_ONLY_EPERM;
+            assert_true(lsn >= 0);
+            assert_int_equal(sbx_sc_variant_kind(lsn), SBX_SC_K_NOTIFY);
+            for (i = 0; i < sbx_sc_n_rules; i++) {
+                const struct sbx_sc_rule *r = &sbx_sc_rules[i];
+                int in_p = sbx_sc_rule_in_variant(r, p, &a_plain);
+                int in_s = sbx_sc_rule_in_variant(r, sup, &a_sup);
+                int in_l = sbx_sc_rule_in_variant(r, lsn, &a_lsn);
+                int rec = sbx_sc_rule_recorded(r), procs = (r->groups & SBX_SC_PROCS) != 0;
+                int guard_rule = guard && !ro && (r->groups & SBX_SC_CREATE);
+                if (in_s != ((in_p && !rec) || (procs && !rec)) ||
+                    (in_s && a_sup != r->action) ||
+                    in_l != ((in_p && rec) || guard_rule) ||
+                    (in_l && rec && a_lsn != SBX_SC_NOTIFY) ||
+                    (in_l && !rec && a_lsn != r->action)) {
+                    printf("%s -> %s + %s: rule %s (%s): plain %d, main %d, listener %d\n",
+                           sbx_sc_variant_name(p), sbx_sc_variant_name(sup),
+                           sbx_sc_variant_name(lsn), r->syscall, r->what, in_p, in_s, in_l);
+                    failures++;
+                }
+            }
+        }
+    }
+    /* The guard alone, with no main program at all. */
+    assert_int_equal(sbx_sc_supervised_variant(-1), -1);
+    assert_int_equal(sbx_sc_notify_variant(-1, 0), -1);
+    assert_int_equal(sbx_sc_notify_variant(-1, 1), SBX_SC_V_CREATE_NOTIFY);
     assert_int_equal(failures, 0);
 }
 
@@ -656,6 +795,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_socket_family_gets_the_allowlist_verdict),
+        cmocka_unit_test(test_a_supervised_run_splits_the_plain_program),
         cmocka_unit_test(test_x86_64_programs_match_the_table),
         cmocka_unit_test(test_aarch64_programs_match_the_table),
         cmocka_unit_test(test_every_program_is_well_formed_and_fits),

@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# Local daemons as deputies (issue 20): under --sandbox (and --confine-fs,
+# and a class) the sockets of daemons that act outside the sandbox are
+# closed: listeners started here at the container engines' and systemd's
+# well-known paths (rootless ones under a runtime directory of the test's,
+# Docker Desktop's under the test's home, and as root the system paths that
+# are free), a real dbus-daemon on a session bus, and a deputy that hands
+# its caller a connected TCP socket over SCM_RIGHTS. Each is reached
+# unconfined first (the check can fail), refused confined, reopened by
+# --allow-unix alone, and an ordinary socket (an agent's) stays open.
+# Checked from outside: what the command printed of its connects.
+. "$SBX_TESTLIB"
+
+have python3 || { skip "python3: the listeners are Python"; finish; }
+base=$(mktemp -d /var/tmp/sbx-unix.XXXXXX)
+chmod 755 "$base"
+mkdir -p "$base/proj" "$base/home" "$base/rt" "$base/agent"
+RT=$base/rt
+H=$base/home
+pids=()
+made=()
+cleanup() {
+  local p f
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+  for f in "${made[@]}"; do rm -f "$f"; done
+  rm -rf "$base"
+}
+trap cleanup EXIT
+cd "$base/proj" || exit 1
+require landlock "--sandbox" "$L" --sandbox -- true
+
+# A listener that answers "hi" to every connection, or, with "deputy", sends
+# its caller a TCP socket connected to a loopback listener (SCM_RIGHTS).
+cat >"$base/proj/listen.py" <<'EOF'
+import os, socket, sys, array, threading
+path, mode = sys.argv[1], sys.argv[2]
+os.makedirs(os.path.dirname(path), exist_ok=True)
+s = socket.socket(socket.AF_UNIX); s.bind(path); os.chmod(path, 0o666); s.listen(64)
+tcp = None
+if mode == "deputy":
+    tcp = socket.socket(); tcp.bind(("127.0.0.1", 0)); tcp.listen(64)
+    def serve_tcp():
+        while True:
+            c, _ = tcp.accept(); c.sendall(b"tcp-reached\n"); c.close()
+    threading.Thread(target=serve_tcp, daemon=True).start()
+open(path + ".ready", "w").close()
+while True:
+    c, _ = s.accept()
+    if tcp:
+        t = socket.create_connection(tcp.getsockname())
+        c.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [t.fileno()]))])
+        t.close()
+    else:
+        c.sendall(b"hi\n")
+    c.close()
+EOF
+# The client: "PATH: answer" or "PATH: refused (errno)"; with "fd", it reads
+# the passed socket and what the TCP listener says through it.
+cat >"$base/proj/client.py" <<'EOF'
+import socket, sys, array
+for path in sys.argv[1:]:
+    c = socket.socket(socket.AF_UNIX)
+    try:
+        c.connect(path)
+        msg, anc, _, _ = c.recvmsg(16, socket.CMSG_LEN(4))
+        if anc:
+            fd = array.array("i", anc[0][2][:4])[0]
+            t = socket.socket(fileno=fd)
+            print(path + ": passed " + t.recv(64).decode().strip())
+        else:
+            print(path + ": " + msg.decode().strip())
+    except OSError as e:
+        print(path + ": refused (%s)" % e.strerror)
+EOF
+start() { # start PATH MODE: a listener, recorded for cleanup
+  python3 "$base/proj/listen.py" "$1" "$2" &
+  pids+=($!)
+  made+=("$1" "$1.ready")
+  for _ in $(seq 100); do [ -e "$1.ready" ] && return 0; sleep 0.05; done
+  fail "listener at $1 did not start"
+}
+ENV=(env HOME="$H" XDG_RUNTIME_DIR="$RT")
+
+# The privileged ones, per the default list (src/linux/unixep.c).
+priv=("$RT/docker.sock" "$RT/podman/podman.sock" "$RT/buildkit/buildkitd.sock"
+      "$RT/systemd/private" "$H/.docker/run/docker.sock")
+[ "$(id -u)" = 0 ] && for p in /run/docker.sock /run/containerd/containerd.sock /run/systemd/private \
+                                /run/buildkit/buildkitd.sock /run/podman/podman.sock; do
+  [ -e "$p" ] || [ -L "$p" ] || priv+=("$p")
+done
+for p in "${priv[@]}"; do start "$p" plain; done
+agent=$base/agent/agent.sock
+start "$agent" plain
+deputy=$RT/containerd-rootless/containerd.sock
+start "$deputy" deputy
+chmod -R a+rX "$base"
+
+run_client() { "${ENV[@]}" "$@" python3 "$base/proj/client.py" "${priv[@]}" "$agent" "$deputy"; }
+answered() { grep -qxF "$1: hi" "$_out"; }
+refused() { grep -qxF "$1: refused (Connection refused)" "$_out"; }
+
+expect_status 0 "unconfined: every listener answers" run_client
+for p in "${priv[@]}" "$agent"; do
+  answered "$p" && pass "  ...$p answers unconfined" || fail "  ...$p did not answer unconfined"
+done
+grep -qxF "$deputy: passed tcp-reached" "$_out" && pass "  ...the deputy hands over a TCP socket" ||
+  fail "  ...the deputy did not hand over its socket"
+
+for mode in --sandbox --confine-fs "--class build"; do
+  # shellcheck disable=SC2086
+  expect_status 0 "$mode" run_client "$L" $mode --
+  for p in "${priv[@]}"; do
+    refused "$p" && pass "  ...$p refused" || { fail "  ...$p not refused"; sed 's/^/    | /' "$_out"; }
+  done
+  answered "$agent" && pass "  ...an agent's socket stays open" || fail "  ...the agent's socket was closed"
+  refused "$deputy" && pass "  ...the deputy is refused: no TCP socket handed over" ||
+    fail "  ...the deputy was reached"
+done
+
+expect_status 0 "--allow-unix reopens exactly the one named" \
+  run_client "$L" --sandbox --allow-unix "$RT/systemd/private" --
+for p in "${priv[@]}"; do
+  if [ "$p" = "$RT/systemd/private" ]; then
+    answered "$p" && pass "  ...$p answers" || fail "  ...$p still refused"
+  else
+    refused "$p" && pass "  ...$p still refused" || fail "  ...$p reopened too"
+  fi
+done
+# Through a link to the socket: the name is resolved before comparing.
+ln -s "$H/.docker/run/docker.sock" "$base/link.sock"
+expect_status 0 "--allow-unix through a link names the socket it reaches" \
+  run_client "$L" --sandbox --allow-unix "$base/link.sock" --
+answered "$H/.docker/run/docker.sock" && pass "  ...Docker Desktop's socket answers" ||
+  fail "  ...still refused"
+expect_status 0 "--deny-unix closes an agent's socket too" \
+  run_client "$L" --sandbox --deny-unix "$agent" --
+refused "$agent" && pass "  ...refused" || fail "  ...not refused"
+expect_status 2 "--allow-unix needs an absolute path" "$L" --sandbox --allow-unix rel -- true
+
+# Root's namespace covers the sockets itself: root keeps the DAC power the
+# sandbox leaves it (writing another account's file in the project), which
+# the masks' user namespace would take away.
+if [ "$(id -u)" = 0 ]; then
+  echo old >"$base/proj/theirs"; chown 65534:65534 "$base/proj/theirs"; chmod 644 "$base/proj/theirs"
+  expect_status 0 "root, with sockets closed, still writes another account's file in the project" \
+    "${ENV[@]}" "$L" --sandbox -- sh -c "echo new > '$base/proj/theirs'"
+  grep -qx new "$base/proj/theirs" && pass "  ...written" || fail "  ...not written"
+fi
+
+# A datagram to a closed socket fails too (sendto's address is resolved
+# by the kernel at the call, like connect's).
+cat >"$base/proj/dgram.py" <<'EOF'
+import socket, sys
+d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+try:
+    d.sendto(b"x", sys.argv[1]); print("sent")
+except OSError as e:
+    print("refused (%s)" % e.strerror)
+EOF
+python3 -c 'import socket,sys,os; s=socket.socket(socket.AF_UNIX,socket.SOCK_DGRAM); s.bind(sys.argv[1]); os.chmod(sys.argv[1],0o666); open(sys.argv[1]+".ready","w").close(); import time; time.sleep(600)' \
+  "$RT/systemd/notify-test" &
+pids+=($!)
+made+=("$RT/systemd/notify-test" "$RT/systemd/notify-test.ready")
+for _ in $(seq 100); do [ -e "$RT/systemd/notify-test.ready" ] && break; sleep 0.05; done
+expect_status 0 "unconfined: a datagram reaches a socket" python3 "$base/proj/dgram.py" "$RT/systemd/notify-test"
+grep -qx sent "$_out" && pass "  ...sent" || fail "  ...not sent"
+expect_status 0 "--deny-unix on a datagram socket: sendto refused" \
+  "${ENV[@]}" "$L" --sandbox --deny-unix "$RT/systemd/notify-test" -- python3 "$base/proj/dgram.py" "$RT/systemd/notify-test"
+grep -qx "refused (Connection refused)" "$_out" && pass "  ...refused" || fail "  ...$(cat "$_out")"
+
+# A real session bus: dbus-daemon on $RT/bus. Without a filtering proxy the
+# bus is closed whole (its services include org.freedesktop.systemd1, which
+# runs commands outside: systemd-run --user); --allow-unix reopens it.
+if command -v dbus-daemon >/dev/null && command -v dbus-send >/dev/null; then
+  dbus-daemon --session --address="unix:path=$RT/bus" --nofork --nopidfile 2>/dev/null &
+  pids+=($!)
+  made+=("$RT/bus")
+  for _ in $(seq 100); do [ -S "$RT/bus" ] && break; sleep 0.05; done
+  chmod 666 "$RT/bus" 2>/dev/null
+  DB=(env HOME="$H" XDG_RUNTIME_DIR="$RT" DBUS_SESSION_BUS_ADDRESS="unix:path=$RT/bus")
+  ask=(dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus
+       org.freedesktop.DBus.ListNames)
+  expect_status 0 "unconfined: the session bus answers" "${DB[@]}" "${ask[@]}"
+  expect_status 1 "--sandbox: the session bus is closed" "${DB[@]}" "$L" --sandbox -- "${ask[@]}"
+  expect_output_has "Connection refused" "  ...connect refused"
+  expect_status 0 "--allow-unix reopens the bus" "${DB[@]}" "$L" --sandbox --allow-unix "$RT/bus" -- "${ask[@]}"
+else
+  fail "dbus-daemon or dbus-send missing (apt-get install dbus-daemon dbus-bin)"
+fi
+
+# Every unix:path= entry of a D-Bus address counts: a client tries them in
+# turn, so a stale first path must not leave a live second one open (review
+# of issue 20, U3). The live one is at a path no default entry names.
+start "$base/live-bus" plain
+addr="unix:path=$base/stale-bus;unix:path=$base/live-bus"
+expect_status 0 "unconfined: the second path of a D-Bus address answers" \
+  env DBUS_SESSION_BUS_ADDRESS="$addr" python3 "$base/proj/client.py" "$base/live-bus"
+grep -qxF "$base/live-bus: hi" "$_out" && pass "  ...answered" || fail "  ...$(cat "$_out")"
+expect_status 0 "--sandbox: the second path of a D-Bus address is closed too" \
+  env DBUS_SESSION_BUS_ADDRESS="$addr" "$L" --sandbox -- python3 "$base/proj/client.py" "$base/live-bus"
+grep -qxF "$base/live-bus: refused (Connection refused)" "$_out" && pass "  ...refused" ||
+  fail "  ...$(cat "$_out")"
+
+if [ "$(id -u)" = 0 ]; then
+  # Root's DAC capabilities open another user's 0700 runtime directory: its
+  # user manager and rootless engines are closed as well (review, U1).
+  other=/run/user/4242
+  if [ ! -e "$other" ]; then
+    mkmade=; [ -d /run/user ] || mkmade=1
+    mkdir -p "$other"
+    start "$other/systemd/private" plain
+    chmod 700 "$other"
+    expect_status 0 "unconfined: root reaches $other/systemd/private" \
+      "${ENV[@]}" python3 "$base/proj/client.py" "$other/systemd/private"
+    grep -qxF "$other/systemd/private: hi" "$_out" && pass "  ...answered" || fail "  ...$(cat "$_out")"
+    expect_status 0 "--sandbox: root does not reach another user's manager" \
+      "${ENV[@]}" "$L" --sandbox -- python3 "$base/proj/client.py" "$other/systemd/private"
+    grep -qxF "$other/systemd/private: refused (Connection refused)" "$_out" && pass "  ...refused" ||
+      fail "  ...$(cat "$_out")"
+    kill "${pids[-1]}" 2>/dev/null
+    rm -rf "$other"
+    [ -n "$mkmade" ] && rmdir /run/user 2>/dev/null
+  fi
+  # Where no mask can be made (user namespaces off, here one mount
+  # namespace's view of max_user_namespaces = 0), nobody's default list
+  # degrades with a loud warning, as writes do without Landlock; a socket
+  # the host named with --deny-unix fails closed.
+  echo 0 >"$base/zero"
+  chmod 644 "$base/zero"
+  nouserns() {
+    unshare -m sh -c 'mount --bind "$0" /proc/sys/user/max_user_namespaces && exec "$@"' "$base/zero" \
+      setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+  }
+  expect_status 0 "without user namespaces, nobody's --sandbox runs" \
+    nouserns "${ENV[@]}" "$L" --sandbox -- python3 "$base/proj/client.py" "$RT/docker.sock"
+  expect_output_has "privileged sockets are NOT closed" "  ...and says the sockets stay open"
+  expect_status 126 "without user namespaces, --deny-unix fails closed" \
+    nouserns "${ENV[@]}" "$L" --sandbox --deny-unix "$agent" -- true
+  expect_output_has "named with --deny-unix cannot be closed" "  ...and says why"
+fi
+
+# --explain names what is closed on this machine, and what stays open.
+expect_status 0 "--explain lists the closed sockets" "${ENV[@]}" "$L" --explain --sandbox -- true
+expect_output_has "closed $RT/systemd/private" "  ...the user manager's private socket"
+expect_output_has "ssh-agent and gpg-agent" "  ...and says the agents stay open"
+finish
