@@ -19,7 +19,7 @@ fi
 mkdir -p build/fuzz/artifacts
 failed=0
 for t in "${targets[@]}"; do
-  work=build/fuzz/corpus/$t
+  work=$PWD/build/fuzz/corpus/$t
   mkdir -p "$work"
   log=build/fuzz/$t.log
   extra=()
@@ -27,8 +27,8 @@ for t in "${targets[@]}"; do
   # stdout/stderr (libFuzzer keeps a copy of stderr for its crash report).
   [ "$t" = fuzz_launcher_args ] && extra=(-close_fd_mask=3)
   if build/fuzz/fuzz/"$t" -max_total_time="$secs" -max_len=1024 -timeout=10 -rss_limit_mb=2048 "${extra[@]}" \
-       -artifact_prefix=build/fuzz/artifacts/"$t"- -print_final_stats=1 \
-       "$work" fuzz/corpus/"$t" >"$log" 2>&1; then
+       -artifact_prefix="$PWD"/build/fuzz/artifacts/"$t"- -print_final_stats=1 \
+       "$work" "$PWD"/fuzz/corpus/"$t" >"$log" 2>&1; then
     echo "fuzz: $t ok ($(grep -o 'Done [0-9]* runs' "$log" | head -1), ${secs} s)"
   else
     echo "fuzz: $t FAILED; log: $log" >&2

@@ -11,7 +11,11 @@ cd "$(dirname "$0")/.."
 
 need=()
 command -v x86_64-w64-mingw32-gcc >/dev/null || need+=(gcc-mingw-w64-x86-64)
-if ! command -v wine >/dev/null && ! [ -x /usr/lib/wine/wine64 ]; then need+=(wine64 wine); fi
+# wineboot comes with the wine package: wine64 alone (its loader in
+# /usr/lib/wine) cannot make a prefix.
+if ! command -v wineboot >/dev/null || { ! command -v wine >/dev/null && ! [ -x /usr/lib/wine/wine64 ]; }; then
+  need+=(wine64 wine)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "test-windows: installing ${need[*]}"
   sudo=""

@@ -1,0 +1,3 @@
+module libsandbox
+
+go 1.19
