@@ -44,11 +44,11 @@ static double launch(const char *proj, int protect)
             sandbox_policy_set_project_root(p, proj);
             sandbox_policy_protect_defaults(p);
             if (sbx_resolve(p, SANDBOX_TARGET_LINUX, &r, &err) != SANDBOX_OK ||
-                sbx_mask_prepare(&r, &m, w, sizeof w, &err) != SANDBOX_OK) {
+                sbx_mask_prepare(&r, &m, 1, w, sizeof w, &err) != SANDBOX_OK) {
                 fprintf(stderr, "prepare: %s\n", err.message);
                 _exit(126);
             }
-            if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || sbx_mask_apply(m, &e) != 0)
+            if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || sbx_mask_apply(m, 1, &e) != 0)
                 _exit(126);
         }
         execl("/bin/true", "true", (char *)NULL);

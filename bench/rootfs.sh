@@ -44,3 +44,7 @@ lib=$build/libsandbox.a
 [ -f "$lib" ] || lib=$src/build/default/libsandbox.a
 cc -O2 -I"$src/include" -I"$src/src" -o "$work/rootfs_apply" "$here/rootfs_apply.c" "$lib"
 (cd "$src" && "$work/rootfs_apply" -n 400)
+# One step of it alone, the nodev over every mount (F1/F2 of issue 17's
+# review), against bare fork+exec in the same run: it grows with the mounts.
+cc -O2 -o "$work/nodev_step" "$here/nodev_step.c"
+"$work/nodev_step" -n 500

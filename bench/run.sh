@@ -6,7 +6,7 @@
 # regenerates docs/bench.md.
 #
 #   bench/run.sh [--quick] [SECTION...]
-#     SECTIONs: launch spawn insandbox scale rss hardlink areas profile
+#     SECTIONs: launch spawn insandbox scale rss hardlink preflight areas profile
 #     (default: all; a subset replaces only its own results on the page;
 #     "page" alone only rewrites the page). --quick: fewer runs, for trying.
 #   SBX_BENCH_ROUNDS   rounds per measurement (default 3; the spread over rounds is reported)
@@ -29,13 +29,13 @@ sections=()
 for a in "$@"; do
   case $a in
     --quick) quick=1 ;;
-    launch|spawn|insandbox|scale|rss|hardlink|areas|profile) sections+=("$a") ;;
+    launch|spawn|insandbox|scale|rss|hardlink|preflight|areas|profile) sections+=("$a") ;;
     page) sections+=(page) ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument $a" >&2; exit 2 ;;
   esac
 done
-[ ${#sections[@]} -gt 0 ] || sections=(launch spawn insandbox scale rss hardlink areas profile)
+[ ${#sections[@]} -gt 0 ] || sections=(launch spawn insandbox scale rss hardlink preflight areas profile)
 want() { local s; for s in "${sections[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 
 if [ "$quick" = 1 ]; then
@@ -84,7 +84,8 @@ P=$WORK/proj
 R=$WORK/results
 # A subset of sections replaces only its own results: the page keeps the rest.
 declare -A frag=([launch]=10-launch [spawn]=20-spawn [insandbox]=30-insandbox [scale]=40-scale
-                 [rss]=50-rss [hardlink]=60-hardlink [areas]=70-areas [profile]=80-profile)
+                 [rss]=50-rss [hardlink]=60-hardlink [preflight]=65-preflight [areas]=70-areas
+                 [profile]=80-profile)
 for s in "${sections[@]}"; do [ -n "${frag[$s]:-}" ] && rm -f "$R/${frag[$s]}.md"; done
 touch "$R/metrics.tsv"
 cd "$P"
@@ -96,6 +97,10 @@ metric() { printf '%s\t%s\n' "$1" "$2" >>"$R/metrics.tsv"; }
 BWRAP="bwrap --ro-bind / / --dev /dev --bind $P $P --bind /tmp /tmp --unshare-net"
 FIREJAIL="firejail --quiet --noprofile --net=none --read-only=/ --read-write=$P --read-write=/tmp"
 MODES=(--sandbox --no-network --confine-fs --read-only)
+# A supervised run (issue 19): the launcher, its supervisor and the command.
+# --timeout alone makes the run supervised without a pipe or an outcome to
+# write, so the row is the supervisor's own cost.
+SUP="--sandbox --timeout 3600"
 peers_note() {
   [ "$have_bwrap" = 1 ] || echo "- bubblewrap is not installed: skipped (apt-get install bubblewrap)."
   [ "$have_firejail" = 1 ] || echo "- firejail is not installed: skipped (apt-get install firejail)."
@@ -127,6 +132,7 @@ if want launch; then
   LT=$WORK/bin/launchtime
   cmds=("bare=/bin/true")
   for m in "${MODES[@]}"; do cmds+=("launcher (static) $m=$STA $m -- /bin/true"); done
+  cmds+=("launcher (static) --sandbox, supervised=$STA $SUP -- /bin/true")
   if [ -n "$GLS" ]; then
     for m in "${MODES[@]}"; do cmds+=("launcher (glibc static) $m=$GLS $m -- /bin/true"); done
   fi
@@ -155,6 +161,7 @@ if want launch; then
     chown 65534:65534 "$NB" "$NB/proj"
     ncmds=("bare=/bin/true")
     for m in "${MODES[@]}"; do ncmds+=("launcher (static) $m=$NB/sandbox-exec-launcher $m -- /bin/true"); done
+    ncmds+=("launcher (static) --sandbox, supervised=$NB/sandbox-exec-launcher $SUP -- /bin/true")
     for i in $(seq "$rounds"); do
       (cd "$NB/proj" && setpriv --reuid=65534 --regid=65534 --clear-groups \
          env HOME=/nonexistent "$NB/launchtime" -n "$lt_rounds" -b "$lt_batch" \
@@ -172,7 +179,10 @@ if want launch; then
     echo "median over batches of (batch mean ÷ bare's batch mean of the same round). The whole is run"
     echo "$rounds times: the table gives the median run and the spread (min–max) over runs. CPU is user+sys"
     echo "of the child (wait4), the steadier figure while other work shares the machine. Bare \`/bin/true\`:"
-    echo "$(cut -f8 "$R/launch.tsv" | head -1) ms median here (for scale only)."
+    echo "$(cut -f8 "$R/launch.tsv" | head -1) ms median here (for scale only). The supervised row runs"
+    echo "\`$SUP\`: the launcher starts a supervisor, which applies the sandbox, loads the listener's"
+    echo "program and forks the command (docs/api.md, \"Supervised runs\"); the other rows are the exec"
+    echo "path, one exec and nothing left behind."
     echo
     lt_table <"$R/launch.tsv"
     echo
@@ -207,6 +217,10 @@ if want launch; then
     metric "launchnobody$m" "$(awk -F'\t' -v n="launcher (static) $m" '$1==n{print $2}' "$R/nobody.tsv")"
     metric "launchcpunobody$m" "$(awk -F'\t' -v n="launcher (static) $m" '$1==n{print $5}' "$R/nobody.tsv")"
   done
+  n="launcher (static) --sandbox, supervised"
+  metric launch_supervised "$(awk -F'\t' -v n="$n" '$1==n{print $2}' "$R/launch.tsv")"
+  metric launchcpu_supervised "$(awk -F'\t' -v n="$n" '$1==n{print $5}' "$R/launch.tsv")"
+  [ -s "$R/nobody.tsv" ] && metric launchnobody_supervised "$(awk -F'\t' -v n="$n" '$1==n{print $2}' "$R/nobody.tsv")"
   cat "$R/launch.tsv" "$R/peers.tsv"
 fi
 
@@ -470,7 +484,7 @@ if want areas; then
     echo
     echo "Each area's own script, run unchanged; their method is theirs (see each script's header)."
   } >"$R/70-areas.md"
-  for s in seccomp landlock protect guard rootfs; do
+  for s in seccomp landlock protect guard rootfs limits; do
     f=$src/bench/$s.sh
     if [ ! -f "$f" ]; then
       printf '\n### bench/%s.sh\n\nNot on this branch yet.\n' "$s" >>"$R/70-areas.md"
@@ -487,11 +501,51 @@ if want areas; then
       guard)
         # On tmpfs, where creating a file is cheap and the guard's round trip shows.
         SBX_BENCH_DIR=/dev/shm bash "$f" "$STA_DIR" >"$out" 2>&1 || echo "(failed)" >>"$out" ;;
+      limits)
+        # Its own page (docs/bench-limits.md); here its tables, without the header.
+        bash "$f" "$STA_DIR" "$rounds" "$src/docs/bench-limits.md" >/dev/null 2>&1 &&
+          grep '^|' "$src/docs/bench-limits.md" >"$out" || echo "(failed)" >"$out" ;;
       *) bash "$f" "$STA_DIR" >"$out" 2>&1 || echo "(failed)" >>"$out" ;;
     esac
     { printf '\n### bench/%s.sh\n\n```\n' "$s"; cat "$out"; printf '```\n'; } >>"$R/70-areas.md"
     cat "$out"
   done
+fi
+
+# ---- pre-flight at scale: the scan index (issue 26) ----
+if want preflight; then
+  echo "== preflight: bench/preflight.sh (100k and 1M files, cold and warm)"
+  if [ "$quick" = 1 ]; then pf=(3 100k); else pf=(7 100k 1m); fi
+  SBX_BENCH_DIR=$WORK bash "$src/bench/preflight.sh" "$STA_DIR" "${pf[@]}" >"$R/preflight.txt" 2>&1 ||
+    echo "(preflight.sh failed)" >>"$R/preflight.txt"
+  # Per size: the warm launch's added wall and CPU ms over --sandbox, and
+  # cold against full (every launch walking, as before the index).
+  for size in 100k 1m; do
+    row() { awk -v s="## $size:" -v v="$1" '$0 ~ "^" s {on=1; next} /^## / {on=0} on && $1 == v' "$R/preflight.txt"; }
+    w=$(row warm); c=$(row cold); f=$(row full)
+    [ -n "$w" ] || continue
+    metric "preflight_${size}_warm_ms" "$(awk '{print $6}' <<<"$w")"
+    metric "preflight_${size}_warm_cpu_ms" "$(awk '{print $7}' <<<"$w")"
+    metric "preflight_${size}_warm_x" "$(awk '{print $4}' <<<"$w")"
+    [ -n "$c" ] && [ -n "$f" ] &&
+      metric "preflight_${size}_cold_vs_full" "$(awk -v c="$(awk '{print $2}' <<<"$c")" -v f="$(awk '{print $2}' <<<"$f")" 'BEGIN{printf "%.3f", c / f}')"
+  done
+  {
+    echo "## Pre-flight at scale: the scan index (bench/preflight.sh)"
+    echo
+    echo "A node_modules-like project generated on the fly ([bench/gentree.c](../bench/gentree.c)),"
+    echo "\`sandbox-exec-launcher ... -- /bin/true\` from its root, every variant once per round in a"
+    echo "shuffled order ([bench/preflight.py](../bench/preflight.py)). *full*: every launch walks the"
+    echo "tree (\`--no-scan-index\`, as before the index); *cold*: a full walk that also writes the"
+    echo "index; *warm*: the index checked (one stat per directory) and reused. Ratios and added ms are"
+    echo "the median over rounds of (variant ÷ or − \`--sandbox\` of the same round). How the index works"
+    echo "and what it relies on: [protected-paths.md](protected-paths.md#the-scan-index)."
+    echo
+    echo '```'
+    cat "$R/preflight.txt"
+    echo '```'
+  } >"$R/65-preflight.md"
+  cat "$R/preflight.txt"
 fi
 
 # ---- where the launcher's time goes ----
@@ -549,6 +603,14 @@ verdict() { # VALUE OP GOAL
     [ -n "$w" ] || continue
     echo "| launcher (static, as nobody) \`$m\` ≤ 1.85× bare \`/bin/true\` (wall; CPU in brackets) | ${w}× (${c:-–}×) | $(verdict "$w" '<=' 1.85) |"
   done
+  w=$(get launch_supervised); c=$(get launchcpu_supervised)
+  if [ -n "$w" ]; then
+    echo "| launcher (static) \`--sandbox\`, supervised (\`--timeout\`: a supervisor process) ≤ 1.5× bare \`/bin/true\` (wall; CPU in brackets) | ${w}× (${c:-–}×) | $(verdict "$w" '<=' 1.5) |"
+    u=$(get "launch_static--sandbox")
+    [ -n "$u" ] && echo "| the same against the unsupervised \`--sandbox\` launch of the same run (reference) | $(awk -v a="$w" -v b="$u" 'BEGIN{printf "%.3f", a/b}')× | (no goal: the supervisor's share) |"
+    w=$(get launchnobody_supervised)
+    [ -n "$w" ] && echo "| launcher (static, as nobody) \`--sandbox\`, supervised ≤ 1.5× bare \`/bin/true\` | ${w}× | $(verdict "$w" '<=' 1.5) |"
+  fi
   v=$(get spawn_sandbox); echo "| \`sandbox_spawn\` ≤ 1.15× fork+execve | ${v:-–}× | $(verdict "$v" '<=' 1.15) |"
   v=$(get spawn_plan_sandbox); echo "| \`sandbox_spawn_plan\` (plan made once) ≤ 1.15× fork+execve | ${v:-–}× | $(verdict "$v" '<=' 1.15) |"
   for m in "${MODES[@]}"; do
@@ -563,6 +625,13 @@ verdict() { # VALUE OP GOAL
   [ -n "$v" ] && mb=$(awk -v k="$v" 'BEGIN{printf "%.2f", k/1024}') || mb=""
   echo "| peak RSS of the launcher ≤ 1.5 MB (static, \`--sandbox\`) | ${mb:-–} MiB | $(verdict "$mb" '<=' 1.5) |"
   v=$(get hardlink_files_per_s); echo "| hard-link scan on ≥ 100k files | ${v:-–} files/s | (no goal: reported) |"
+  for g in "100k 2" "1m 5"; do
+    set -- $g
+    v=$(get "preflight_$1_warm_ms"); c=$(get "preflight_$1_warm_cpu_ms"); x=$(get "preflight_$1_warm_x")
+    echo "| warm launch, \`--protect-secrets --scan-hardlinks\` on $1 files ≤ $2 ms more than \`--sandbox\` (wall; CPU in brackets; ratio) | +${v:-–} ms (+${c:-–} ms; ${x:-–}×) | $(verdict "$v" '<=' "$2") |"
+    v=$(get "preflight_$1_cold_vs_full")
+    echo "| cold launch on $1 files no slower than a full scan without the index (wall) | ${v:-–}× | $(verdict "$v" '<=' 1.05) |"
+  done
   echo
   echo "Peers (reference, not goals): bubblewrap and firejail figures are in the tables below. A verdict"
   echo "is on the median wall ratio; where the spread straddles a goal, only an idle-machine run decides."

@@ -3,9 +3,12 @@
  *   cc spawn.c $(pkg-config --cflags --libs sandbox) -o spawn
  *   ./spawn [CMD ARGS...]          (default: sh -c 'echo hello from the sandbox')
  *
- * It prints the one-line Sandbox description, runs the command with its
- * stderr captured, relays the output, and says when the way the command ended
- * points at the sandbox. Exit status: the command's, 128+N for signal N. */
+ * It prints the one-line Sandbox description, runs the command supervised
+ * (Linux: records of what the sandbox refused, a timeout for the whole
+ * process tree) with its stderr captured, relays the output, and says when
+ * the way the command ended points at the sandbox, certain when the kernel
+ * reported it. Exit status: the command's, 128+N for signal N, 124 when the
+ * timeout ended it. */
 #define _POSIX_C_SOURCE 200809L
 #include <sandbox.h>
 
@@ -21,13 +24,14 @@ int main(int argc, char **argv)
 {
     const char *default_cmd[] = {"sh", "-c", "echo hello from the sandbox", NULL};
     const char *const *cmd = argc > 1 ? (const char *const *)argv + 1 : default_cmd;
-    char cwd[4096], line[SANDBOX_DESCRIBE_SIZE], tail[4096], denial[512];
+    char cwd[4096], line[SANDBOX_DESCRIBE_SIZE], tail[4096];
     sandbox_policy *policy = sandbox_policy_new();
     sandbox_spawn_options opts;
     sandbox_process proc;
+    sandbox_outcome outcome;
     sandbox_error err;
     const char *warning;
-    int errpipe[2], status;
+    int errpipe[2], status, timed_out;
     size_t len = 0;
     ssize_t n;
 
@@ -55,6 +59,11 @@ int main(int argc, char **argv)
         return 1;
     sandbox_spawn_options_init(&opts);
     opts.stderr_fd = errpipe[1];
+    opts.supervise = 1;        /* records of refusals, from the kernel */
+    opts.timeout_ms = 600000;  /* ten minutes for the command and all it starts */
+#ifndef __linux__
+    opts.timeout_ms = 0;       /* only Linux supervises */
+#endif
     if (sandbox_spawn(policy, cmd, NULL, &opts, &proc, &err) != SANDBOX_OK) {
         /* Nothing ran. SANDBOX_E_EXEC with ENOENT is "command not found". */
         fprintf(stderr, "cannot start %s: %s (%s)\n", cmd[0], err.message,
@@ -77,13 +86,20 @@ int main(int argc, char **argv)
     tail[len] = '\0';
     close(errpipe[0]);
 
-    if (sandbox_wait(&proc, &status, &err) != SANDBOX_OK) {
+    /* The outcome: the status, and what the sandbox refused (JSON in
+     * outcome.json, docs/api.md); its summary is certain when it says
+     * "blocked by", hedged when it says "probably". */
+    if (sandbox_wait_outcome(&proc, policy, tail, &outcome, &err) != SANDBOX_OK) {
         fprintf(stderr, "wait: %s\n", err.message);
         return 126;
     }
-    if (sandbox_describe_denial(policy, SANDBOX_TARGET_HOST, status, tail, denial,
-                                sizeof denial) == SANDBOX_OK && denial[0])
-        printf("Sandbox: %s\n", denial);
+    if (outcome.summary[0])
+        printf("Sandbox: %s\n", outcome.summary);
+    status = outcome.status;
+    timed_out = outcome.timed_out;
+    sandbox_outcome_clear(&outcome);
     sandbox_policy_free(policy);
+    if (timed_out)
+        return 124;
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
