@@ -183,6 +183,10 @@ struct ep_walk {
     char *cand[EP_WALK_DEPTH];
     size_t n_cand;
     int overflow; /* too deep or too many links to judge: treated as changeable */
+    /* A folder of the caller's own whose lookup failed other than ENOENT or
+     * ENOTDIR (a mode without search permission, an ACL), or "": its owner
+     * can undo that from inside (chmod is no Landlock right). */
+    char hidden[PATH_MAX];
 };
 
 static void walk_free(struct ep_walk *w)
@@ -247,7 +251,13 @@ static int walk(const struct ep_roots *rt, const char *path, struct ep_walk *w)
         w->real[len] = '/';
         memcpy(w->real + len + 1, comp, n + 1);
         if (lstat(w->real, &st) != 0) {
+            int why = errno;
             w->real[len] = '\0';
+            /* (Truncation only shortens the message.) */
+            if (why != ENOENT && why != ENOTDIR && dirst[depth].st_uid == geteuid() &&
+                snprintf(w->hidden, sizeof w->hidden, "%s (%s)", w->real[0] ? w->real : "/",
+                         strerror(why)) < 0)
+                strcpy(w->hidden, "/");
             break;
         }
         w->real[len] = '\0';
@@ -342,7 +352,7 @@ static int add_pins(struct sbx_unix_list *l, const struct ep_walk *w, int named)
 }
 
 /* Outcomes of consider() beyond 0 and ENOMEM. */
-enum { EP_LINKED = -1, EP_CHANGEABLE = -2, EP_ALLOW_CHANGEABLE = -3 };
+enum { EP_LINKED = -1, EP_CHANGEABLE = -2, EP_ALLOW_CHANGEABLE = -3, EP_HIDDEN = -4 };
 
 /* Does an --allow-unix path reach `real`? 1, 0, or EP_ALLOW_CHANGEABLE
  * (the host's name for it passes through a name a command could replace:
@@ -386,6 +396,12 @@ static int consider(const sbx_resolved *r, const struct ep_roots *rt, struct sbx
     int e = walk(rt, path, &w), a;
     if (e != 0)
         goto out;
+    /* Not "no daemon there": one run could have hidden it from the next. */
+    if (!w.found && w.hidden[0]) {
+        snprintf(bad, bad_size, "%s", w.hidden);
+        e = EP_HIDDEN;
+        goto out;
+    }
     if (!w.found || !S_ISSOCK(w.st.st_mode)) {
         if (strict && w.changeable[0]) {
             snprintf(bad, bad_size, "%s", w.changeable);
@@ -593,6 +609,14 @@ int sbx_unix_endpoints(const sbx_resolved *r, struct sbx_unix_list *l, sandbox_e
                       "a later run finds nothing there while the daemon answers at its real "
                       "name; name the socket by its real path (no symlink, no ..), or reopen it "
                       "with --allow-unix; the command was not run",
+                      spelled, what, bad);
+    else if (e == EP_HIDDEN)
+        rc = sbx_fail(err, SANDBOX_E_REFUSED, 0,
+                      "the socket path %s (%s) cannot be looked up past %s, a folder of yours "
+                      "without search permission: a command in the sandbox can change that "
+                      "folder's mode, so a daemon's socket hidden there by one run would be "
+                      "reachable by the next; restore the folder's mode (chmod u+rx), or name "
+                      "the socket with --allow-unix; the command was not run",
                       spelled, what, bad);
     else if (e == EP_ALLOW_CHANGEABLE)
         rc = sbx_fail(err, SANDBOX_E_REFUSED, 0,

@@ -113,6 +113,25 @@ if [ -d "$P/a/b" ] && [ ! -e "$P/a/b2" ]; then pass "  ...not moved"; else
   mv "$P/a/b2" "$P/a/b"
 fi
 chmod 755 "$P/a"
+# A folder of the command's own made unsearchable (review r33, F3): chmod is
+# no Landlock right, so run 1 can `chmod 0` the socket's folder; the next
+# launch's lookup then failed with EACCES, read as "no daemon there", masked
+# nothing, and its command restored the mode and reached the daemon. A lookup
+# that a folder of one's own cuts short now refuses the launch (126). Root
+# searches any folder: its run 2 masks the socket as before.
+expect_status 0 "an unsearchable folder of the command's own: run 1 (chmod 0)" \
+  "${SB[@]}" -- chmod 0 "$RT/podman"
+chmod_got=$(stat -c %a "$RT/podman")
+[ "$chmod_got" = 0 ] && pass "  ...made mode 0 (chmod is the command's right)" || fail "  ...mode $chmod_got"
+expect_status 0 "  ...unconfined, the owner restores it and reaches the daemon" \
+  sh -c "chmod 755 '$RT/podman' && chmod 0 '$RT/podman' && chmod 755 '$RT/podman' && python3 '$base/client.py' '$RT/podman/podman.sock'; chmod 0 '$RT/podman'"
+answered "$RT/podman/podman.sock" && pass "  ...it answers" || fail "  ...$(cat "$_out")"
+want=0; [ "$(id -u)" != 0 ] && want=126
+expect_status "$want" "  ...run 2 $([ "$want" = 0 ] && echo "(root: masked anyway)" || echo "refuses the launch")" \
+  "${SB[@]}" -- sh -c "chmod 755 '$RT/podman'; python3 '$base/client.py' '$RT/podman/podman.sock'"
+answered "$RT/podman/podman.sock" && fail "  ...podman answered" || pass "  ...podman not reached"
+[ "$want" = 126 ] && expect_output_has "without search permission" "  ...and says why"
+chmod 755 "$RT/podman"
 # The default list: a runtime directory inside /tmp (a container's), its
 # podman folder and the runtime directory itself.
 move_route "the default list's runtime folder" "$RT/podman" "$RT/podman2" "$RT/podman2/podman.sock"
