@@ -46,6 +46,7 @@ MUTATIONS=(
   'refusal-uncaught-lives|src/linux/refusal.c|    } else {\n        kill_waiting(w);\n        record(s, w, SBX_ACT_SIGKILL);\n        release(s, w);\n    }\n    sbx_sup_respond(s, n->id, 0, EPERM);|    } else {\n        record(s, w, SBX_ACT_SIGKILL);\n        release(s, w);\n    }\n    sbx_sup_respond(s, n->id, 0, EPERM);'
   'refusal-resethand-killed|src/linux/refusal.c|(w->had_handler \&\& !(ti->sig_ignored \& sigsys_bit))|(0 \&\& w->had_handler)'
   'refusal-no-defer|src/linux/refusal.c|        w->state = SBX_WAIT_DEFER;\n        return;\n    }|    }'
+  'refusal-no-room|src/linux/refusal.c|    return ok;|    (void)ok;\n    return 1;'
   'refusal-wait-status-ignored|src/linux/refusal.c|    return st >= 0 \&\& WIFSIGNALED(st) \&\& WTERMSIG(st) == SIGSYS ? SBX_ACT_SIGSYS : SBX_ACT_ENDED;|    (void)st;\n    return SBX_ACT_SIGSYS;'
   'records-drop-uncounted|src/linux/records.c|        if (a->dropped < UINT32_MAX)\n            a->dropped++;\n        return;|        return;'
   'describe-status-certain|src/describe.c|            return copy_out(buf, size, net_sigsys_hedged);|            return copy_out(buf, size, "blocked by the network sandbox: SIGSYS.");'

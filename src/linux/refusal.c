@@ -39,6 +39,7 @@
 #define _GNU_SOURCE
 #include "supervisor.h"
 
+#include <fcntl.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -258,6 +259,34 @@ static int took_handler(const struct sbx_sigsys_wait *w, const struct sbx_task_i
 
 static void serve_deferred(struct sbx_sup *s, struct sbx_sigsys_wait *w);
 
+/* Descriptors the steps after a caller's pidfd need at once: a thread
+ * pidfd (send_checked) and its /proc status (sbx_task_info). Without them
+ * the call would be judged unsignalled or untraceable and killed for the
+ * supervisor's want of room: it is deferred instead. */
+#define SBX_REFUSAL_FD_ROOM 2
+
+static int room_after(int pfd)
+{
+    int d[SBX_REFUSAL_FD_ROOM], k, ok = 1;
+    for (k = 0; k < SBX_REFUSAL_FD_ROOM; k++) {
+        d[k] = fcntl(pfd, F_DUPFD_CLOEXEC, 0);
+        if (d[k] < 0) {
+            ok = 0;
+            break;
+        }
+    }
+    while (k-- > 0)
+        close(d[k]);
+    return ok;
+}
+
+/* Short of descriptors or memory: a fact about the supervisor, not about
+ * the caller. */
+static int want_of_room(int e)
+{
+    return e == EMFILE || e == ENFILE || e == ENOMEM;
+}
+
 int sbx_refusal_settle(struct sbx_sup *s, int final)
 {
     int i;
@@ -321,8 +350,11 @@ int sbx_refusal_settle(struct sbx_sup *s, int final)
         /* Alive, SIGSYS not pending, not back at the call: a handler that
          * changed where the call returns, or still runs (caught), or a
          * tracer or a lost signal (killed). */
-        if (sbx_task_info(w->tid, &ti) != 0 || ti.tgid != w->tgid)
-            (void)sbx_task_info((pid_t)w->tgid, &ti);
+        if (sbx_task_info(w->tid, &ti) != 0 || ti.tgid != w->tgid) {
+            int e = sbx_task_info((pid_t)w->tgid, &ti);
+            if (want_of_room(e) && !final)
+                continue; /* judged once it can be looked at */
+        }
         if (took_handler(w, &ti)) {
             record(s, w, SBX_ACT_CAUGHT);
             w->caught = 1;
@@ -451,7 +483,12 @@ void sbx_refusal_serve(struct sbx_sup *s, const struct sbx_notif *n)
     /* The caller's process, pinned while its call is pending: every kill
      * below goes through it, even once the call is over. */
     pfd = (int)syscall(SYS_pidfd_open, ti.tgid, 0);
-    if (pfd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM)) {
+    if (pfd >= 0 && !room_after(pfd)) {
+        close(pfd);
+        pfd = -1;
+        errno = EMFILE;
+    }
+    if (pfd < 0 && want_of_room(errno)) {
         /* No descriptor to follow it with now: the call stays pending (its
          * thread waits, killably) and is served again once others end,
          * never killed for the supervisor's lack of room. */

@@ -113,6 +113,17 @@ expect_status 0 "a burst of 100 children, the supervisor short of descriptors (u
   "$L" "$P/sigsys_fate" 3>"$_scratch/fburst40.json"
 check "short of descriptors: each child died of SIGSYS and is recorded so" \
   "$_scratch/fburst40.json" 'c["sigsys"] == 100 and act == {"SIGSYS": 100}'
+# Short of descriptors while 70 callers are waited on (each holds a pidfd
+# for 3 s in its handler): the rest wait, deferred, and are served once
+# descriptors free. Before, a caller whose pidfd took the last room but one
+# was killed (the thread pidfd or /proc read after it failed EMFILE), and
+# with no deferral at all (scripts/mutate.sh refusal-no-defer) every caller
+# past the room was: the process died of SIGKILL.
+expect_status 0 "70 threads asleep in their handler, the supervisor short of descriptors (ulimit -n 40)" \
+  timeout 120 sh -c 'ulimit -n 40 && exec "$0" --outcome-fd 3 -- "$1" hog 70' \
+  "$L" "$P/sigsys_fate" 3>"$_scratch/hog40.json"
+check "short of descriptors: 71 caught, 1 SIGSYS, none killed" "$_scratch/hog40.json" \
+  'act == {"SIGSYS_CAUGHT": 71, "SIGSYS": 1}'
 expect_status 0 "70 threads asleep in their handler: a child with a handler lives, one without dies" \
   timeout 120 "$L" --outcome-fd 3 -- "$P/sigsys_fate" hog 70 3>"$_scratch/hog.json"
 check "70 threads asleep in their handler: 71 caught, 1 SIGSYS" "$_scratch/hog.json" \
