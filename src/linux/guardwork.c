@@ -58,8 +58,9 @@ int sbx_work_start(struct sbx_sup *s, uint64_t id)
         if (s->workers[i].pidfd <= 0)
             w = &s->workers[i];
     /* Bounded: workers are the supervisor's, outside the run's cgroup and
-     * its pids.max. Past the bound the caller is told to try again, never
-     * left holding the loop. */
+     * its pids.max. The loop takes no notification while all are busy
+     * (supervisor.c), so this is a fallback: the caller is told to try
+     * again, never left holding the loop. */
     if (!w)
         return EAGAIN;
     /* Shared with every worker: which one is answering (below). */

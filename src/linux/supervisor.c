@@ -629,7 +629,12 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
         /* A full table of threads sent SIGSYS: notifications wait in the
          * kernel until one is settled, rather than a caller being killed
          * for want of a slot (review of issue 19, F1). */
-        if (s.lfd >= 0 && s.n_sigsys_wait < SBX_SIGSYS_WAIT_MAX) {
+        /* Likewise every guard worker busy (64 opens waiting on a FIFO's
+         * other end or a lease): the next call waits in the kernel, as a
+         * blocking open would, instead of an EAGAIN the kernel never gives
+         * an open (review of 2 December, F5). */
+        if (s.lfd >= 0 && s.n_sigsys_wait < SBX_SIGSYS_WAIT_MAX &&
+            s.n_workers < SBX_GUARD_WORKERS) {
             pf[1].fd = s.lfd;
             pf[1].events = POLLIN;
             pf[1].revents = 0;

@@ -94,6 +94,56 @@ ms=$(since "$t0")
 [ "$ms" -lt 6000 ] && pass "a FIFO writer without a reader ends at --timeout 2 ($ms ms, exit $got)" ||
   fail "a FIFO writer without a reader outlived --timeout 2: $ms ms"
 
+# ---- F5: more guarded opens waiting at once than the guard has workers ----
+# 70 writers open their FIFO with O_CREAT (guarded) before any reader: each
+# waits, as the kernel's open does. Past the guard's 64 workers the 65th got
+# EAGAIN, which a blocking open never returns; now it waits in the kernel
+# until a worker frees. The readers (unguarded, O_NONBLOCK) come after 1.5 s.
+if have python3; then
+  cat >"$_scratch/fifos.py" <<'EOF'
+import os, select, sys, time
+n = int(sys.argv[1])
+for i in range(n):
+    try: os.unlink("q%d" % i)
+    except OSError: pass
+    os.mkfifo("q%d" % i)
+kids = []
+for i in range(n):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            fd = os.open("q%d" % i, os.O_WRONLY | os.O_CREAT, 0o644)
+            os.write(fd, b"x")
+            os._exit(0)
+        except OSError as e:
+            os._exit(100 + e.errno % 100)
+    kids.append(pid)
+time.sleep(1.5)
+fds = [os.open("q%d" % i, os.O_RDONLY | os.O_NONBLOCK) for i in range(n)]
+got, left, end = 0, set(fds), time.time() + 20
+while left and time.time() < end:
+    r, _, _ = select.select(list(left), [], [], 0.5)
+    for fd in r:
+        if os.read(fd, 1) == b"x":
+            got += 1
+            left.discard(fd)
+bad = {}
+for pid in kids:
+    if left:
+        try: os.kill(pid, 9)
+        except OSError: pass
+    c = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if c:
+        bad[c] = bad.get(c, 0) + 1
+print("read=%d failed=%s" % (got, sorted(bad.items())))
+EOF
+  expect_status 0 "unconfined: 70 FIFO writers opened before their readers" python3 "$_scratch/fifos.py" 70
+  expect_output_has "read=70 failed=[]" "  ...every writer waited, then wrote"
+  expect_status 0 "70 guarded FIFO writers waiting at once (64 workers)" \
+    "${S[@]}" --timeout 60 -- python3 "$_scratch/fifos.py" 70
+  expect_output_has "read=70 failed=[]" "  ...every writer waited, then wrote (no EAGAIN)"
+fi
+
 # ---- F3: leases ----
 if have python3; then
   cat >"$_scratch/lease.py" <<'EOF'
