@@ -119,6 +119,7 @@ static void release(struct sbx_sup *s, struct sbx_guard_worker *w)
     close(w->pidfd);
     w->pidfd = 0;
     s->n_workers--;
+    s->room_gen++;
 }
 
 void sbx_work_sweep(struct sbx_sup *s)

@@ -117,8 +117,10 @@ static void record(struct sbx_sup *s, const struct sbx_sigsys_wait *w, int actio
 
 static void release(struct sbx_sup *s, struct sbx_sigsys_wait *w)
 {
-    if (w->state == SBX_WAIT_SENT)
+    if (w->state == SBX_WAIT_SENT) {
         close(w->pidfd);
+        s->room_gen++;
+    }
     w->pidfd = -1;
     w->state = SBX_WAIT_FREE;
     s->n_sigsys_wait--;
@@ -289,15 +291,30 @@ static int want_of_room(int e)
 
 int sbx_refusal_settle(struct sbx_sup *s, int final)
 {
-    int i;
+    int i, retry, look;
     /* A deferred call served from here looks for its thread's entry, which
      * settles: once is enough (no recursion through the table). */
     if (s->settling)
         return s->n_sigsys_wait;
     s->settling = 1;
+    /* Deferred calls wait for room: tried again once a descriptor came
+     * back since the last try, else only checked for their caller's end. */
+    retry = s->room_gen != s->room_tried || s->room_at.tv_sec == 0 || ms_since(&s->room_at) >= 1000;
+    if (retry) {
+        s->room_tried = s->room_gen;
+        clock_gettime(CLOCK_MONOTONIC, &s->room_at);
+    }
+    /* Whether a deferred call's caller is gone: asked every 200 ms, not on
+     * every notification served (settle runs for each: a table of
+     * thousands deferred made that quadratic). */
+    look = final || retry || s->defer_at.tv_sec == 0 || ms_since(&s->defer_at) >= 200;
+    if (look)
+        clock_gettime(CLOCK_MONOTONIC, &s->defer_at);
     for (i = 0; i < s->sigsys_hi && s->n_sigsys_wait > 0; i++) {
         struct sbx_sigsys_wait *w = &s->sigsys_wait[i];
         struct sbx_task_info ti;
+        if (w->state == SBX_WAIT_DEFER && !look)
+            continue;
         if (w->state == SBX_WAIT_DEFER) {
             /* Still waiting in the kernel for an answer: try again now
              * that descriptors may have freed. Gone without one: a fatal
@@ -305,7 +322,7 @@ int sbx_refusal_settle(struct sbx_sup *s, int final)
             if (final || !sbx_sup_valid(s, w->id)) {
                 record(s, w, SBX_ACT_ENDED);
                 release(s, w);
-            } else {
+            } else if (retry) {
                 serve_deferred(s, w);
             }
             continue;

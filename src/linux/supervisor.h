@@ -95,6 +95,12 @@ struct sbx_sup {
     int n_sigsys_wait; /* slots in use (SENT or DEFER) */
     int sigsys_hi;     /* every used slot is below this index */
     int settling;      /* in sbx_refusal_settle (refusal.c) */
+    /* Counts descriptors the run gave back (a waited-on caller's or a
+     * worker's pidfd closed); deferred calls are tried again only when it
+     * moved, not every round (review r35, F2: a busy loop). */
+    unsigned room_gen, room_tried;
+    struct timespec room_at;  /* the last try; tried each second anyway (ENOMEM passes) */
+    struct timespec defer_at; /* the last look at deferred calls' callers (every 200 ms) */
     int autogroup_nice; /* the session's, when the run began; -100: none */
     struct sbx_guard_worker workers[SBX_GUARD_WORKERS];
     int n_workers;
