@@ -210,7 +210,17 @@ if command -v Xvfb >/dev/null && command -v xdpyinfo >/dev/null; then
   expect_output_has "that D-Bus bus stays reachable" "  ...warns that the abstract bus stays open"
   expect_status 0 "--allow-unix @ reopens the display" "$L" --sandbox --allow-unix @ -- xdpyinfo -display ":$disp"
   xvfb_stop
-  xvfb -nolisten local
+  # The root and nobody twins run at once and share /tmp/.X11-unix: a
+  # display number the other twin's server held a moment ago can leave a
+  # server without its path socket (CI, stop 34's run). The control says so,
+  # and another server is started, up to three.
+  for try in 1 2 3; do
+    xvfb -nolisten local
+    xdpyinfo -display ":$disp" >/dev/null 2>&1 && break
+    echo "    (Xvfb :$disp on its path socket alone did not answer unconfined, try $try)"
+    [ "$try" = 3 ] || xvfb_stop
+  done
+  expect_status 0 "unconfined: xdpyinfo reaches Xvfb :$disp on its path socket alone" xdpyinfo -display ":$disp"
   expect_status 0 "--sandbox: an X server on its path socket alone still works" \
     "$L" --sandbox -- xdpyinfo -display ":$disp"
   xvfb_stop
