@@ -210,16 +210,25 @@ if command -v Xvfb >/dev/null && command -v xdpyinfo >/dev/null; then
   expect_output_has "that D-Bus bus stays reachable" "  ...warns that the abstract bus stays open"
   expect_status 0 "--allow-unix @ reopens the display" "$L" --sandbox --allow-unix @ -- xdpyinfo -display ":$disp"
   xvfb_stop
-  # The root and nobody twins run at once and share /tmp/.X11-unix: a
-  # display number the other twin's server held a moment ago can leave a
-  # server without its path socket (CI, stop 34's run). The control says so,
-  # and another server is started, up to three.
-  for try in 1 2 3; do
-    xvfb -nolisten local
-    xdpyinfo -display ":$disp" >/dev/null 2>&1 && break
-    echo "    (Xvfb :$disp on its path socket alone did not answer unconfined, try $try)"
-    [ "$try" = 3 ] || xvfb_stop
+  # A display number of its own, far from the ones -displayfd hands out: the
+  # root and nobody twins run at once, and the other twin's server inside
+  # the sandbox could still hold the abstract name of a number just freed;
+  # xdpyinfo tries that name first, and the scope's EPERM (which libxcb does
+  # not fall back from) then failed this check in CI (stop 34's second run),
+  # while the unconfined control reached the other server. A number whose
+  # abstract name or lock is in use is not taken.
+  disp=
+  for try in 1 2 3 4 5; do
+    n=$((200 + RANDOM % 600))
+    if grep -q "@/tmp/.X11-unix/X$n\$" /proc/net/unix || [ -e "/tmp/.X$n-lock" ]; then continue; fi
+    Xvfb ":$n" -nolisten tcp -nolisten local >/dev/null 2>&1 &
+    pids+=($!)
+    for _ in $(seq 200); do [ -S "/tmp/.X11-unix/X$n" ] && break; sleep 0.05; done
+    if xdpyinfo -display ":$n" >/dev/null 2>&1; then disp=$n; break; fi
+    echo "    (Xvfb :$n on its path socket alone did not answer unconfined, try $try)"
+    xvfb_stop
   done
+  [ -n "$disp" ] || { fail "no Xvfb on its path socket alone answered"; xvfb -nolisten local; }
   expect_status 0 "unconfined: xdpyinfo reaches Xvfb :$disp on its path socket alone" xdpyinfo -display ":$disp"
   expect_status 0 "--sandbox: an X server on its path socket alone still works" \
     "$L" --sandbox -- xdpyinfo -display ":$disp"
