@@ -44,6 +44,9 @@ void sbx_linux_plan_release(struct sbx_linux_plan *plan)
     sbx_guard_free(plan->guard);
     plan->guard = NULL;
     sbx_unix_list_free(&plan->unix_eps);
+    sbx_rootfs_keep_free(plan->keep, plan->n_keep);
+    plan->keep = NULL;
+    plan->n_keep = 0;
 }
 
 int sbx_linux_prepare_resolved(const sbx_resolved *r, struct sbx_linux_plan *plan, char *warning,
@@ -70,6 +73,12 @@ int sbx_linux_prepare_resolved(const sbx_resolved *r, struct sbx_linux_plan *pla
         else
             plan->rootfs = can;
     }
+    /* Root owns the system's files: what Landlock leaves it (chmod, chown,
+     * times, extended attributes) is refused by read-only mounts outside
+     * the roots, which keep their flags. Where Landlock is missing the
+     * mode is a warned no-op (writes are not confined either), not this. */
+    if (rc == SANDBOX_OK && plan->rootfs && plan->ruleset_fd >= 0)
+        rc = sbx_rootfs_keep_plan(r, &plan->keep, &plan->n_keep, err);
     if (rc == SANDBOX_OK)
         rc = sbx_mask_check(r, err);
     /* Root's namespace covers the privileged sockets itself: the masks'
@@ -250,7 +259,8 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
     }
     /* Root's namespace needs CAP_SYS_ADMIN (dropped next); the masks' user
      * namespace, if any, nests inside it and inherits its read-only mounts. */
-    if (plan->rootfs && sbx_rootfs_apply(plan->rootfs == SBX_ROOTFS_BIND_NODES, sys_errno) != 0)
+    if (plan->rootfs && sbx_rootfs_apply(plan->rootfs == SBX_ROOTFS_BIND_NODES, plan->keep,
+                                         plan->n_keep, sys_errno) != 0)
         return SBX_STEP_ROOTFS;
     /* In root's namespace, before the capability drop that locks them. */
     if (plan->rootfs && sbx_unix_mask_apply(&plan->unix_eps, sys_errno) != 0)
@@ -335,8 +345,8 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                                      : "");
     case SBX_STEP_ROOTFS:
         return sbx_fail(err, SANDBOX_E_SYSTEM, e,
-                        "cannot make /proc/sys and /sys read-only and narrow /dev for a root "
-                        "command: %s%s",
+                        "cannot make /proc/sys, /sys and the mounts outside the writable roots "
+                        "read-only and narrow /dev for a root command: %s%s",
                         strerror(e),
                         e == EPERM ? " (a container or security policy refuses mount namespaces "
                                      "or the mount API, or CAP_SYS_CHROOT is missing in a chroot; "

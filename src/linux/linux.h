@@ -9,6 +9,7 @@
 #include "../internal.h"
 
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Same layout as the kernel's struct sock_filter, usable on any host. */
 struct sbx_bpf_insn {
@@ -51,6 +52,12 @@ struct sbx_linux_plan {
     const struct sbx_bpf_insn *userns_bpf; /* no-userns, stacked; NULL when not asked */
     unsigned short userns_bpf_len;
     int rootfs; /* root's private mount namespace (rootfs.c): enum sbx_rootfs, 0 none */
+    /* With rootfs in confined mode: every mount is made read-only but
+     * these trees (the writable roots, /dev, /proc), which keep the flags
+     * they had, so root changes no file's metadata outside the roots
+     * (sbx_rootfs_keep_plan). NULL, 0 otherwise. */
+    struct sbx_keep_tree *keep;
+    size_t n_keep;
     /* With rootfs: the privileged sockets apply covers in root's namespace
      * (root keeps its DAC capabilities there; without rootfs the masks'
      * user namespace covers them, mask.c). */
@@ -77,6 +84,16 @@ struct sbx_linux_plan {
     const struct sbx_sup_opts *sup;
     int unconfined; /* with sup: an all-off policy, supervised for its lifecycle only */
 };
+
+/* A tree root's namespace keeps as the host mounted it while every other
+ * mount becomes read-only: its path and identity when the plan was made. */
+struct sbx_keep_tree {
+    char *path;
+    dev_t dev;
+    ino_t ino;
+};
+/* More is refused when the plan is made: apply keeps them on its stack. */
+#define SBX_KEEP_MAX 128
 
 /* Root's namespace: its /dev's device nodes made anew (mknod), or bound
  * from the host's where Landlock rules made before the fork name them. */
@@ -170,10 +187,18 @@ int sbx_rootfs_wanted(uint64_t drop_caps);
  * and /sys are read-only already (a warning says /dev is not narrowed);
  * SANDBOX_E_UNSUPPORTED (negative) when neither. */
 int sbx_rootfs_check(char *warning, size_t warning_size, sandbox_error *err);
+/* The trees a confined root command's namespace keeps writable: the
+ * writable roots (less those beneath another), /dev and /proc, each with
+ * its identity now. *keep is NULL when there is none; free with
+ * sbx_rootfs_keep_free. SANDBOX_OK or an error. */
+int sbx_rootfs_keep_plan(const sbx_resolved *r, struct sbx_keep_tree **keep, size_t *n,
+                         sandbox_error *err);
+void sbx_rootfs_keep_free(struct sbx_keep_tree *keep, size_t n);
 /* Enter the namespace and narrow it; `bind_nodes`: bind the host's device
- * nodes instead of making them. Async-signal-safe. 0, or -1 with
- * *sys_errno set. */
-int sbx_rootfs_apply(int bind_nodes, int *sys_errno);
+ * nodes instead of making them; with `keep` (n_keep > 0), every mount but
+ * those trees read-only. Async-signal-safe. 0, or -1 with *sys_errno set. */
+int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_keep,
+                     int *sys_errno);
 /* In a mount namespace the caller may change (the masks' user namespace):
  * mount a devpts instance of the command's own over /dev/pts when that is a
  * devpts, so no other terminal of the host has a name. Async-signal-safe;

@@ -19,6 +19,10 @@
  *   - every mount but the new /dev nodev (nodev_from_root): a device node
  *     reached any other way (a bind of the host's /dev elsewhere, a node
  *     mknod'd in a chroot) does not open;
+ *   - in confined mode, every mount read-only but the writable roots, /dev
+ *     and /proc, which keep the flags they had (harden_mounts): root owns
+ *     the system's files, and Landlock does not cover chmod, chown, times
+ *     or extended attributes;
  *   - the working directory entered again by path, through the new mounts.
  * Mounts copied into any namespace the command creates later are locked
  * (the kernel refuses to unmount or re-enable them), a new proc or sysfs is
@@ -36,6 +40,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -63,6 +68,9 @@
 #ifndef MOVE_MOUNT_F_EMPTY_PATH
 #  define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
 #endif
+#ifndef MOVE_MOUNT_T_EMPTY_PATH
+#  define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
+#endif
 #ifndef MOUNT_ATTR_RDONLY
 #  define MOUNT_ATTR_RDONLY 0x00000001
 #endif
@@ -80,6 +88,7 @@
 /* struct mount_attr: attr_set, attr_clr, propagation, userns_fd. */
 #define SBX_MOUNT_ATTR_READ_ONLY {MOUNT_ATTR_RDONLY, 0, 0, 0}
 #define SBX_MOUNT_ATTR_NODEV {MOUNT_ATTR_NODEV, 0, 0, 0}
+#define SBX_MOUNT_ATTR_NODEV_RDONLY {MOUNT_ATTR_NODEV | MOUNT_ATTR_RDONLY, 0, 0, 0}
 #define SBX_MOUNT_ATTR_DEV {0, MOUNT_ATTR_NODEV, 0, 0}
 
 /* What the new /dev holds. Character devices and directories of them only;
@@ -529,13 +538,14 @@ static int here(struct statx *st)
  * of the mount that holds it cannot be changed through "/" (EINVAL), and
  * that mount, shared with the host's on most systems, would carry every
  * mount made below back into the host's namespace (a tmpfs over the
- * chroot's /dev, seen by the host, outliving the command). This namespace
- * is the launcher's alone and it still holds CAP_SYS_CHROOT: step out to
- * the namespace's own root (chroot into a subdirectory, then ".." past the
- * old root until ".." stays on the same mount and inode), make every mount
- * a slave from there, and come back through descriptors taken first. The
- * command runs only after the return; any failure is the step's error. */
-static int slave_from_namespace_root(int *sys_errno)
+ * chroot's /dev, seen by the host, outliving the command). Nor can its
+ * flags be set through "/". This namespace is the launcher's alone and it
+ * still holds CAP_SYS_CHROOT: step out to the namespace's own root (chroot
+ * into a subdirectory, then ".." past the old root until ".." stays on the
+ * same mount and inode), there make every mount a slave (attr NULL) or set
+ * `attr` on every mount, and come back through descriptors taken first.
+ * The command runs only after the return; any failure is the step's error. */
+static int from_namespace_root(const uint64_t *attr, int *sys_errno)
 {
     static const char *const below[] = {"proc", "dev", "sys"};
     const char *sub = NULL;
@@ -584,13 +594,13 @@ static int slave_from_namespace_root(int *sys_errno)
             a.stx_dev_major == b.stx_dev_major && a.stx_dev_minor == b.stx_dev_minor)
             break;
     }
-    if (chroot(".") != 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0) {
+    /* From the namespace's root: the chroot's mounts and the one holding it. */
+    if (chroot(".") != 0 ||
+        (attr ? syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, attr, 4 * sizeof *attr)
+              : mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) != 0) {
         fail(sys_errno);
         goto back;
     }
-    /* From the namespace's root: the chroot's mounts and the one holding it. */
-    if (nodev_from_root(sys_errno) != 0)
-        goto back;
     rc = 0;
 back:
     /* Back into the chroot, whatever happened: the same mount and directory. */
@@ -621,9 +631,185 @@ static int reenter_cwd(int *sys_errno)
     return chdir(cwd) == 0 ? 0 : fail(sys_errno);
 }
 
-int sbx_rootfs_apply(int bind_nodes, int *sys_errno)
+static int beneath_path(const char *path, const char *top)
+{
+    size_t n = strlen(top);
+    return strncmp(path, top, n) == 0 && path[n] == '/';
+}
+
+static int add_keep(struct sbx_keep_tree *k, size_t *n, const char *path, sandbox_error *err)
+{
+    struct stat st;
+    int e;
+
+    if (lstat(path, &st) != 0) {
+        e = errno;
+        /* Nothing there: Landlock skipped it too (a warning said so). */
+        if (e == ENOENT || e == ENOTDIR)
+            return SANDBOX_OK;
+        return sbx_fail(err, SANDBOX_E_PATH, e,
+                        "cannot stat %s, which a root command's namespace keeps writable: %s; "
+                        "the command was not run",
+                        path, strerror(e));
+    }
+    if (*n == SBX_KEEP_MAX)
+        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, 0,
+                        "more than %d writable roots for a command run as root: its namespace "
+                        "keeps at most that many trees writable; give fewer roots, or run the "
+                        "command as a normal user; the command was not run",
+                        SBX_KEEP_MAX - 2);
+    k[*n].path = strdup(path);
+    if (!k[*n].path)
+        return sbx_fail(err, SANDBOX_E_NOMEM, 0, "out of memory while planning root's mounts");
+    k[*n].dev = st.st_dev;
+    k[*n].ino = st.st_ino;
+    (*n)++;
+    return SANDBOX_OK;
+}
+
+void sbx_rootfs_keep_free(struct sbx_keep_tree *keep, size_t n)
+{
+    size_t i;
+    for (i = 0; keep && i < n; i++)
+        free(keep[i].path);
+    free(keep);
+}
+
+int sbx_rootfs_keep_plan(const sbx_resolved *r, struct sbx_keep_tree **keep, size_t *n,
+                         sandbox_error *err)
+{
+    /* /dev: root's step narrows it itself, keeping /dev/shm and mqueue
+     * writable; /proc: its process files are the command's own (Landlock
+     * judges them), the rest made read-only below by name. */
+    static const char *const always[] = {"/dev", "/proc"};
+    struct sbx_keep_tree *k;
+    size_t i, j, got = 0;
+    int rc = SANDBOX_OK;
+
+    *keep = NULL;
+    *n = 0;
+    if (r->filesystem != SANDBOX_FS_CONFINED)
+        return SANDBOX_OK;
+    k = calloc(r->n_roots + 2, sizeof *k);
+    if (!k)
+        return sbx_fail(err, SANDBOX_E_NOMEM, 0, "out of memory while planning root's mounts");
+    for (i = 0; rc == SANDBOX_OK && i < 2; i++)
+        rc = add_keep(k, &got, always[i], err);
+    for (i = 0; rc == SANDBOX_OK && i < r->n_roots; i++) {
+        const char *path = r->roots[i].path;
+        int nested = r->roots[i].kind == SBX_ROOT_DEV;
+        /* A tree inside another comes with the other's copy. The paths
+         * are resolved, so a prefix is containment. */
+        for (j = 0; !nested && j < 2; j++)
+            nested = strcmp(path, always[j]) == 0 || beneath_path(path, always[j]);
+        for (j = 0; !nested && j < r->n_roots; j++)
+            nested = j != i && r->roots[j].kind != SBX_ROOT_DEV &&
+                     beneath_path(path, r->roots[j].path);
+        if (!nested)
+            rc = add_keep(k, &got, path, err);
+    }
+    if (rc != SANDBOX_OK) {
+        sbx_rootfs_keep_free(k, got);
+        return rc;
+    }
+    *keep = k;
+    *n = got;
+    return SANDBOX_OK;
+}
+
+/* The trees that keep their flags: each cloned, with everything mounted
+ * beneath it, before the read-only step, and put back over itself after
+ * it. Opened again here, in this namespace, without following a link, and
+ * taken only while it is still what the plan saw: a tree swapped since (a
+ * link planted on the path by a process still running) stays read-only,
+ * and Landlock, whose rule names the inode the plan saw, refuses writing
+ * there anyway. A clone is taken after every mount became a slave: it is a
+ * slave too, so nothing made beneath it reaches the host. */
+static int take_keeps(const struct sbx_keep_tree *keep, size_t n, int *at, int *tree,
+                      int *sys_errno)
+{
+    const uint64_t nodev[4] = SBX_MOUNT_ATTR_NODEV;
+    struct stat st;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        at[i] = open(keep[i].path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (at[i] < 0) {
+            if (errno == ENOENT || errno == ENOTDIR)
+                continue;
+            return fail(sys_errno);
+        }
+        if (fstat(at[i], &st) != 0)
+            return fail(sys_errno);
+        if (st.st_dev != keep[i].dev || st.st_ino != keep[i].ino) {
+            close(at[i]);
+            at[i] = -1;
+            continue;
+        }
+        tree[i] = (int)syscall(SYS_open_tree, at[i], "",
+                               OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+        /* Writable, not a way to devices: nodev like every other mount. */
+        if (tree[i] < 0 || syscall(SYS_mount_setattr, tree[i], "", AT_EMPTY_PATH | AT_RECURSIVE,
+                                   nodev, 4 * sizeof *nodev) != 0)
+            return fail(sys_errno);
+    }
+    return 0;
+}
+
+static int put_keeps(size_t n, const int *at, const int *tree, int *sys_errno)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (tree[i] >= 0 && syscall(SYS_move_mount, tree[i], "", at[i], "",
+                                    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+            return fail(sys_errno);
+    return 0;
+}
+
+/* Every mount nodev, and with keep read-only but the kept trees: root
+ * owns the system's files, and Landlock does not cover chmod, chown,
+ * extended attributes or times, so a read-only mount is what refuses
+ * `chmod 0666 /etc/passwd` (EROFS) outside the roots. */
+static int harden_mounts(int in_chroot, const struct sbx_keep_tree *keep, size_t n, int *sys_errno)
+{
+    uint64_t ro[4] = SBX_MOUNT_ATTR_NODEV_RDONLY, nodev[4] = SBX_MOUNT_ATTR_NODEV;
+    int at[SBX_KEEP_MAX], tree[SBX_KEEP_MAX];
+    size_t i;
+    int rc = -1;
+
+    if (n > SBX_KEEP_MAX) {
+        *sys_errno = E2BIG;
+        return -1;
+    }
+    for (i = 0; i < n; i++)
+        at[i] = tree[i] = -1;
+    if (n == 0)
+        return in_chroot ? from_namespace_root(nodev, sys_errno) : nodev_from_root(sys_errno);
+    if (take_keeps(keep, n, at, tree, sys_errno) != 0)
+        goto out;
+    if ((in_chroot ? from_namespace_root(ro, sys_errno)
+                   : (int)syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, ro, sizeof ro)) !=
+        0) {
+        if (!in_chroot)
+            fail(sys_errno);
+        goto out;
+    }
+    rc = put_keeps(n, at, tree, sys_errno);
+out:
+    for (i = 0; i < n; i++) {
+        if (tree[i] >= 0)
+            close(tree[i]);
+        if (at[i] >= 0)
+            close(at[i]);
+    }
+    return rc;
+}
+
+int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_keep,
+                     int *sys_errno)
 {
     uint64_t attr[4] = SBX_MOUNT_ATTR_READ_ONLY;
+    int in_chroot = 0;
     size_t i;
 
     *sys_errno = 0;
@@ -632,12 +818,15 @@ int sbx_rootfs_apply(int bind_nodes, int *sys_errno)
     /* Before any mount: nothing done below may propagate back to the host,
      * while the host's new mounts still appear here. EINVAL: "/" is not a
      * mount point (a chroot). */
-    if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == 0) {
-        if (nodev_from_root(sys_errno) != 0)
+    if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0) {
+        if (errno != EINVAL)
+            return fail(sys_errno);
+        if (from_namespace_root(NULL, sys_errno) != 0)
             return -1;
-    } else if (errno != EINVAL || slave_from_namespace_root(sys_errno) != 0) {
-        return *sys_errno ? -1 : fail(sys_errno);
+        in_chroot = 1;
     }
+    if (harden_mounts(in_chroot, keep, n_keep, sys_errno) != 0)
+        return -1;
     /* /proc and /sys take in nothing the host mounts later: a slave would
      * receive a binfmt_misc mount (systemd mounts it on first access) read-
      * write beneath the read-only /proc/sys, and a handler registered there
