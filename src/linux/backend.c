@@ -271,7 +271,7 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
         return SBX_STEP_MASK;
     /* A directory opened outside still reaches the host's mounts. */
     if (plan->rootfs || plan->mask) {
-        int step = sbx_fds_check(plan->mask, sys_errno);
+        int step = sbx_fds_check(plan->mask, plan->keep, plan->n_keep, sys_errno);
         if (step != SBX_STEP_NONE)
             return step;
     }

@@ -415,10 +415,14 @@ int sbx_mask_apply(const struct sbx_mask_plan *plan, int nodev, int *sys_errno);
  * host's mounts, where nothing is masked or read-only (issue 18): reopened
  * through /proc/self/fd it reads the secret or writes .git/config. Files the
  * view shows as they are, pipes, ttys and sockets stay. `plan` (may be NULL)
- * names the masked and read-only paths. Async-signal-safe.
+ * names the masked and read-only paths; `keep` (n_keep > 0) the trees root's
+ * namespace left as they were while it made every other mount read-only:
+ * a file outside them is read-only in the view for that reason alone, and
+ * reopening it for writing is Landlock's to refuse. Async-signal-safe.
  * Returns SBX_STEP_NONE, or SBX_STEP_FD_DIR/_FD_PATH/_FD_FILE with the fd in
  * *sys_errno. */
-int sbx_fds_check(const struct sbx_mask_plan *plan, int *sys_errno);
+int sbx_fds_check(const struct sbx_mask_plan *plan, const struct sbx_keep_tree *keep,
+                  size_t n_keep, int *sys_errno);
 /* For --explain on this host: what the git index of the project's and the
  * working directory's repositories tracks that is protected (committed
  * secrets stay readable through git's object store). Text: a line under the

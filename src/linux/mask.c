@@ -2611,6 +2611,20 @@ static void fd_link(int fd, char out[32])
     out[sizeof prefix - 1 + n] = '\0';
 }
 
+/* Read-only in root's view only because it lies outside every tree the
+ * namespace kept (a log the host hands over as stderr): not /sys, which is
+ * read-only for a reason of its own in every mode. */
+static int outside_kept(const struct sbx_keep_tree *keep, size_t n, const char *path)
+{
+    size_t i;
+    if (n == 0 || beneath(path, "/sys"))
+        return 0;
+    for (i = 0; i < n; i++)
+        if (beneath(path, keep[i].path))
+            return 0;
+    return 1;
+}
+
 /* A regular file inherited open keeps the host's mount, not the command's
  * view: through /proc/self/fd/N it can be reopened, for writing too, on a
  * mount where no mask hides it and nothing is read-only (.git/config past
@@ -2624,7 +2638,8 @@ static void fd_link(int fd, char out[32])
  * another is refused (its other name may be masked). A name the command
  * cannot search for is judged by the plan alone; anything else that cannot
  * be resolved is refused: fail closed. */
-static int fd_file_step(const struct sbx_mask_plan *m, int fd, const struct stat *st)
+static int fd_file_step(const struct sbx_mask_plan *m, const struct sbx_keep_tree *keep,
+                        size_t n_keep, int fd, const struct stat *st)
 {
     char link[32], path[PATH_MAX];
     struct stat view;
@@ -2653,7 +2668,8 @@ static int fd_file_step(const struct sbx_mask_plan *m, int fd, const struct stat
         return SBX_STEP_FD_FILE; /* masked, or renamed: the view shows another */
     if (statfs(path, &vfs) != 0 || fstatfs(fd, &ffs) != 0)
         return SBX_STEP_FD_FILE;
-    if ((vfs.f_flags & ST_RDONLY) && !(ffs.f_flags & ST_RDONLY))
+    if ((vfs.f_flags & ST_RDONLY) && !(ffs.f_flags & ST_RDONLY) &&
+        !(outside_kept(keep, n_keep, path) && !(m && fixed_or_masked(m, path))))
         return SBX_STEP_FD_FILE; /* read-only in the view (.git, /proc/sys) */
     return SBX_STEP_NONE;
 }
@@ -2665,7 +2681,8 @@ static int fd_file_step(const struct sbx_mask_plan *m, int fd, const struct stat
  * writing only is: /proc/self/fd/N reopens it on the host's /dev mount, which
  * the namespace's nodev does not cover, so a disk handed over write-only
  * would be read (review of issue 17, third round). */
-static int fd_step(const struct sbx_mask_plan *m, int fd)
+static int fd_step(const struct sbx_mask_plan *m, const struct sbx_keep_tree *keep, size_t n_keep,
+                   int fd)
 {
     struct stat st;
     int fl = fcntl(fd, F_GETFD);
@@ -2682,29 +2699,34 @@ static int fd_step(const struct sbx_mask_plan *m, int fd)
     if (S_ISBLK(st.st_mode) && (fl < 0 || (fl & O_ACCMODE) != O_RDWR))
         return SBX_STEP_FD_DEV; /* read+write already: reopening gains nothing */
     if (S_ISREG(st.st_mode) && st.st_nlink > 0)
-        return fd_file_step(m, fd, &st);
+        return fd_file_step(m, keep, n_keep, fd, &st);
     return SBX_STEP_NONE;
 }
 
 struct fd_visit_ctx {
     const struct sbx_mask_plan *m;
+    const struct sbx_keep_tree *keep;
+    size_t n_keep;
     int fd;
 };
 
 static int fd_visit(int fd, void *ctx)
 {
     struct fd_visit_ctx *c = ctx;
-    int step = fd_step(c->m, fd);
+    int step = fd_step(c->m, c->keep, c->n_keep, fd);
     if (step != SBX_STEP_NONE)
         c->fd = fd;
     return step;
 }
 
-int sbx_fds_check(const struct sbx_mask_plan *m, int *sys_errno)
+int sbx_fds_check(const struct sbx_mask_plan *m, const struct sbx_keep_tree *keep, size_t n_keep,
+                  int *sys_errno)
 {
     struct fd_visit_ctx c;
     int step;
     c.m = m;
+    c.keep = keep;
+    c.n_keep = n_keep;
     c.fd = 0;
     step = sbx_fd_each(0, fd_visit, &c);
     *sys_errno = c.fd;
