@@ -48,7 +48,7 @@ static double launch(const char *proj, int protect)
                 fprintf(stderr, "prepare: %s\n", err.message);
                 _exit(126);
             }
-            if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || sbx_mask_apply(m, 1, &e) != 0)
+            if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || sbx_mask_apply(m, 1, 0, &e) != 0)
                 _exit(126);
         }
         execl("/bin/true", "true", (char *)NULL);

@@ -267,8 +267,12 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
         return SBX_STEP_ROOTFS;
     /* Root's step made every mount but its /dev nodev already, and its
      * /dev binds nodes the masks' step must not take devices from. */
-    if (plan->mask && sbx_mask_apply(plan->mask, !plan->rootfs, sys_errno) != 0)
+    if (plan->mask && sbx_mask_apply(plan->mask, !plan->rootfs, plan->n_keep > 0, sys_errno) != 0)
         return SBX_STEP_MASK;
+    /* Without masks, /proc is made read-only here, while CAP_SYS_ADMIN is
+     * still held; the masks' step does it after writing its maps. */
+    if (!plan->mask && plan->n_keep > 0 && sbx_rootfs_proc_read_only(sys_errno) != 0)
+        return SBX_STEP_ROOTFS;
     /* A directory opened outside still reaches the host's mounts. */
     if (plan->rootfs || plan->mask) {
         int step = sbx_fds_check(plan->mask, plan->keep, plan->n_keep, sys_errno);

@@ -53,9 +53,9 @@ struct sbx_linux_plan {
     unsigned short userns_bpf_len;
     int rootfs; /* root's private mount namespace (rootfs.c): enum sbx_rootfs, 0 none */
     /* With rootfs in confined mode: every mount is made read-only but
-     * these trees (the writable roots, /dev, /proc), which keep the flags
-     * they had, so root changes no file's metadata outside the roots
-     * (sbx_rootfs_keep_plan). NULL, 0 otherwise. */
+     * these trees (the writable roots and /dev; /proc until the end),
+     * which keep the flags they had, so root changes no file's metadata
+     * outside the roots (sbx_rootfs_keep_plan). NULL, 0 otherwise. */
     struct sbx_keep_tree *keep;
     size_t n_keep;
     /* With rootfs: the privileged sockets apply covers in root's namespace
@@ -188,7 +188,8 @@ int sbx_rootfs_wanted(uint64_t drop_caps);
  * SANDBOX_E_UNSUPPORTED (negative) when neither. */
 int sbx_rootfs_check(char *warning, size_t warning_size, sandbox_error *err);
 /* The trees a confined root command's namespace keeps writable: the
- * writable roots (less those beneath another), /dev and /proc, each with
+ * writable roots (less those beneath another), /dev and, until the masks'
+ * maps are written, /proc, each with
  * its identity now. *keep is NULL when there is none; free with
  * sbx_rootfs_keep_free. SANDBOX_OK or an error. */
 int sbx_rootfs_keep_plan(const sbx_resolved *r, struct sbx_keep_tree **keep, size_t *n,
@@ -199,6 +200,11 @@ void sbx_rootfs_keep_free(struct sbx_keep_tree *keep, size_t n);
  * those trees read-only. Async-signal-safe. 0, or -1 with *sys_errno set. */
 int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_keep,
                      int *sys_errno);
+/* /proc read-only with everything beneath it, in a confined root run with
+ * keep: a chmod of a /proc entry is the host's (review r37 F1). Done last,
+ * after the masks' user namespace wrote its maps there. Async-signal-safe;
+ * 0, or -1 with *sys_errno. */
+int sbx_rootfs_proc_read_only(int *sys_errno);
 /* In a mount namespace the caller may change (the masks' user namespace):
  * mount a devpts instance of the command's own over /dev/pts when that is a
  * devpts, so no other terminal of the host has a name. Async-signal-safe;
@@ -408,7 +414,7 @@ int sbx_mask_known_dir(const struct sbx_mask_plan *plan, const char *path, size_
 /* Enter a private user+mount namespace, mount the masks, drop every
  * capability and lock the mounts with a Landlock domain. Async-signal-safe;
  * call after no_new_privs. Returns 0, or -1 with *sys_errno set. NULL: no-op. */
-int sbx_mask_apply(const struct sbx_mask_plan *plan, int nodev, int *sys_errno);
+int sbx_mask_apply(const struct sbx_mask_plan *plan, int nodev, int proc_ro, int *sys_errno);
 /* After entering a private mount namespace (masks, root's rootfs): refuse a
  * descriptor that survives exec and is a directory or O_PATH, or a regular
  * file the namespace masks or makes read-only, since it still names the

@@ -2478,7 +2478,7 @@ static int drop_caps(int cap_last)
     return 0;
 }
 
-int sbx_mask_apply(const struct sbx_mask_plan *m, int nodev, int *sys_errno)
+int sbx_mask_apply(const struct sbx_mask_plan *m, int nodev, int proc_ro, int *sys_errno)
 {
     size_t i;
     int e, pass;
@@ -2546,6 +2546,9 @@ int sbx_mask_apply(const struct sbx_mask_plan *m, int nodev, int *sys_errno)
     /* A devpts of the command's own over the host's: no other terminal of
      * the user (a tmux pane, another window) has a name here (rootfs.c). */
     if (m->own_pts && sbx_rootfs_private_pts(&e) != 0)
+        goto fail_e;
+    /* Root's blanket read-only step left /proc for this step's maps. */
+    if (proc_ro && sbx_rootfs_proc_read_only(&e) != 0)
         goto fail_e;
     /* Without capabilities the command cannot unmount, remount or open by
      * file handle; no_new_privs (set before) keeps exec from regaining them. */

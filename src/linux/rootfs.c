@@ -19,8 +19,9 @@
  *   - every mount but the new /dev nodev (nodev_from_root): a device node
  *     reached any other way (a bind of the host's /dev elsewhere, a node
  *     mknod'd in a chroot) does not open;
- *   - in confined mode, every mount read-only but the writable roots, /dev
- *     and /proc, which keep the flags they had (harden_mounts): root owns
+ *   - in confined mode, every mount read-only but the writable roots and
+ *     /dev, which keep the flags they had (harden_mounts; /proc last, after
+ *     the masks' maps): root owns
  *     the system's files, and Landlock does not cover chmod, chown, times
  *     or extended attributes;
  *   - the working directory entered again by path, through the new mounts.
@@ -631,6 +632,15 @@ static int reenter_cwd(int *sys_errno)
     return chdir(cwd) == 0 ? 0 : fail(sys_errno);
 }
 
+/* Kept in every confined root run: /dev, which root's step narrows itself,
+ * keeping /dev/shm and mqueue writable; /proc until the masks' user
+ * namespace has written its maps there. Then /proc is made read-only too
+ * (sbx_rootfs_proc_read_only): its entries are the kernel's one copy (a
+ * chmod of /proc/slabinfo or of /proc/self/net/dev is the host's, review
+ * r37 F1), and Landlock refuses writing there in confined mode anyway. */
+static const char *const always[] = {"/dev", "/proc"};
+#define N_ALWAYS (sizeof always / sizeof always[0])
+
 static int beneath_path(const char *path, const char *top)
 {
     size_t n = strlen(top);
@@ -657,7 +667,7 @@ static int add_keep(struct sbx_keep_tree *k, size_t *n, const char *path, sandbo
                         "more than %d writable roots for a command run as root: its namespace "
                         "keeps at most that many trees writable; give fewer roots, or run the "
                         "command as a normal user; the command was not run",
-                        SBX_KEEP_MAX - 2);
+                        (int)(SBX_KEEP_MAX - N_ALWAYS));
     k[*n].path = strdup(path);
     if (!k[*n].path)
         return sbx_fail(err, SANDBOX_E_NOMEM, 0, "out of memory while planning root's mounts");
@@ -678,10 +688,6 @@ void sbx_rootfs_keep_free(struct sbx_keep_tree *keep, size_t n)
 int sbx_rootfs_keep_plan(const sbx_resolved *r, struct sbx_keep_tree **keep, size_t *n,
                          sandbox_error *err)
 {
-    /* /dev: root's step narrows it itself, keeping /dev/shm and mqueue
-     * writable; /proc: its process files are the command's own (Landlock
-     * judges them), the rest made read-only below by name. */
-    static const char *const always[] = {"/dev", "/proc"};
     struct sbx_keep_tree *k;
     size_t i, j, got = 0;
     int rc = SANDBOX_OK;
@@ -690,17 +696,17 @@ int sbx_rootfs_keep_plan(const sbx_resolved *r, struct sbx_keep_tree **keep, siz
     *n = 0;
     if (r->filesystem != SANDBOX_FS_CONFINED)
         return SANDBOX_OK;
-    k = calloc(r->n_roots + 2, sizeof *k);
+    k = calloc(r->n_roots + N_ALWAYS, sizeof *k);
     if (!k)
         return sbx_fail(err, SANDBOX_E_NOMEM, 0, "out of memory while planning root's mounts");
-    for (i = 0; rc == SANDBOX_OK && i < 2; i++)
+    for (i = 0; rc == SANDBOX_OK && i < N_ALWAYS; i++)
         rc = add_keep(k, &got, always[i], err);
     for (i = 0; rc == SANDBOX_OK && i < r->n_roots; i++) {
         const char *path = r->roots[i].path;
         int nested = r->roots[i].kind == SBX_ROOT_DEV;
         /* A tree inside another comes with the other's copy. The paths
          * are resolved, so a prefix is containment. */
-        for (j = 0; !nested && j < 2; j++)
+        for (j = 0; !nested && j < N_ALWAYS; j++)
             nested = strcmp(path, always[j]) == 0 || beneath_path(path, always[j]);
         for (j = 0; !nested && j < r->n_roots; j++)
             nested = j != i && r->roots[j].kind != SBX_ROOT_DEV &&
@@ -803,6 +809,18 @@ out:
             close(at[i]);
     }
     return rc;
+}
+
+int sbx_rootfs_proc_read_only(int *sys_errno)
+{
+    uint64_t ro[4] = SBX_MOUNT_ATTR_READ_ONLY;
+    if (syscall(SYS_mount_setattr, AT_FDCWD, "/proc", AT_RECURSIVE, ro, sizeof ro) == 0)
+        return 0;
+    /* No proc there (a chroot without it): nothing to protect. */
+    if (errno == ENOENT)
+        return 0;
+    *sys_errno = errno;
+    return -1;
 }
 
 int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_keep,

@@ -63,6 +63,22 @@ for r in chmod chown utimes xattr chmod_raw; do
   else fail "$r: the file changed under --sandbox ($before -> $after)"; fi
 done
 
+# /proc's entries are the kernel's one copy: a chmod there is the host's
+# (review r37 F1). A mode it already has, so the host sees no change even
+# unconfined; the call's success is the route.
+pz=/proc/zoneinfo
+if [ -e $pz ]; then
+  m=$(stat -c %a $pz)
+  expect_status 0 "unconfined, root may chmod $pz (to the mode it has, $m)" chmod "$m" $pz
+  for extra in "" --protect-secrets; do
+    expect_status 1 "chmod of $pz is refused under --sandbox ${extra:-without masks}" \
+      "${S[@]}" $extra -- sh -c "chmod $m $pz || exit 1"
+    expect_output_has "Read-only file system" "... with EROFS"
+  done
+else
+  fail "$pz is missing: no /proc entry to try"
+fi
+
 # Another mount than the one holding the roots: a tmpfs of the test's.
 mkdir -p "$base/run"
 if mount -t tmpfs -o size=64k sbx-meta "$base/run" 2>/dev/null; then
