@@ -307,23 +307,31 @@ int sbx_refusal_settle(struct sbx_sup *s, int final)
     /* Whether a deferred call's caller is gone: asked every 200 ms, not on
      * every notification served (settle runs for each: a table of
      * thousands deferred made that quadratic). */
-    look = final || retry || s->defer_at.tv_sec == 0 || ms_since(&s->defer_at) >= 200;
+    look = final || s->defer_at.tv_sec == 0 || ms_since(&s->defer_at) >= 200;
     if (look)
         clock_gettime(CLOCK_MONOTONIC, &s->defer_at);
     for (i = 0; i < s->sigsys_hi && s->n_sigsys_wait > 0; i++) {
         struct sbx_sigsys_wait *w = &s->sigsys_wait[i];
         struct sbx_task_info ti;
-        if (w->state == SBX_WAIT_DEFER && !look)
+        if (w->state == SBX_WAIT_DEFER && !look && !retry)
             continue;
         if (w->state == SBX_WAIT_DEFER) {
             /* Still waiting in the kernel for an answer: try again now
              * that descriptors may have freed. Gone without one: a fatal
              * signal ended it first. */
-            if (final || !sbx_sup_valid(s, w->id)) {
+            if (final || (look && !sbx_sup_valid(s, w->id))) {
                 record(s, w, SBX_ACT_ENDED);
                 release(s, w);
             } else if (retry) {
+                /* The first one deferred again means no room yet: the
+                 * rest would be too, so they wait for the next descriptor
+                 * back (a thread returning from its handler frees one per
+                 * call: a pass over them all each time was quadratic,
+                 * review r36 F2). */
+                s->room_short = 0;
                 serve_deferred(s, w);
+                if (s->room_short)
+                    retry = 0;
             }
             continue;
         }
@@ -510,6 +518,7 @@ void sbx_refusal_serve(struct sbx_sup *s, const struct sbx_notif *n)
          * thread waits, killably) and is served again once others end,
          * never killed for the supervisor's lack of room. */
         w->state = SBX_WAIT_DEFER;
+        s->room_short = 1;
         return;
     }
     if (pfd >= 0 && !sbx_sup_valid(s, n->id)) {

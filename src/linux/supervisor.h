@@ -95,6 +95,7 @@ struct sbx_sup {
     int n_sigsys_wait; /* slots in use (SENT or DEFER) */
     int sigsys_hi;     /* every used slot is below this index */
     int settling;      /* in sbx_refusal_settle (refusal.c) */
+    int room_short;    /* set when a refused call was deferred for want of room */
     /* Counts descriptors the run gave back (a waited-on caller's or a
      * worker's pidfd closed); deferred calls are tried again only when it
      * moved, not every round (review r35, F2: a busy loop). */
