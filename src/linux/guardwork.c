@@ -58,11 +58,23 @@ int sbx_work_start(struct sbx_sup *s, uint64_t id)
         if (s->workers[i].pidfd <= 0)
             w = &s->workers[i];
     /* Bounded: workers are the supervisor's, outside the run's cgroup and
-     * its pids.max. The loop takes no notification while all are busy
-     * (supervisor.c), so this is a fallback: the caller is told to try
-     * again, never left holding the loop. */
-    if (!w)
-        return EAGAIN;
+     * its pids.max. Past the bound the call waits, received, in the
+     * backlog (supervisor.c serves it again when a worker ends); a full
+     * backlog stops the loop taking calls, so the caller told to try again
+     * is a fallback that is never reached. */
+    if (!w) {
+        if (s->n_backlog >= SBX_GUARD_BACKLOG)
+            return EAGAIN;
+        if (!s->backlog) {
+            void *m = mmap(NULL, SBX_GUARD_BACKLOG * sizeof *s->backlog, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (m == MAP_FAILED)
+                return EAGAIN;
+            s->backlog = m;
+        }
+        s->backlog_want = 1;
+        return 1; /* answered later, as by a worker */
+    }
     /* Shared with every worker: which one is answering (below). */
     if (!s->work_busy) {
         void *m = mmap(NULL, SBX_GUARD_WORKERS * sizeof *s->work_busy, PROT_READ | PROT_WRITE,

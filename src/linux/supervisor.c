@@ -240,24 +240,57 @@ void sbx_sup_record(struct sbx_sup *s, const struct sbx_notif *n, int kind, int 
     sbx_rec_add(s->opts->records, &r);
 }
 
-static void serve(struct sbx_sup *s, const struct seccomp_notif *req)
+static void serve_call(struct sbx_sup *s, const struct sbx_backlog_call *c)
 {
     struct sbx_syscall call;
     struct sbx_notif n;
 
-    n.id = req->id;
-    n.tid = (pid_t)req->pid;
-    n.arch = req->data.arch;
+    n.id = c->id;
+    n.tid = (pid_t)c->pid;
+    n.arch = c->arch;
     n.call = &call;
-    if (!sbx_sys_decode(req->data.arch, req->data.nr, (const uint64_t *)req->data.args, &call)) {
+    if (!sbx_sys_decode(c->arch, c->nr, c->args, &call)) {
         sbx_sup_respond(s, n.id, 0, ENOSYS);
         return;
     }
     if (call.op == SBX_OP_SOCKET || call.op == SBX_OP_SOCKETCALL ||
-        call.op == SBX_OP_IO_URING_SETUP)
+        call.op == SBX_OP_IO_URING_SETUP) {
         sbx_refusal_serve(s, &n);
-    else
-        sbx_guard_serve(s, &n);
+        return;
+    }
+    s->backlog_want = 0;
+    sbx_guard_serve(s, &n);
+    /* Every worker busy: kept, unanswered, until one ends. */
+    if (s->backlog_want && s->backlog && s->n_backlog < SBX_GUARD_BACKLOG) {
+        s->backlog[(s->backlog_head + s->n_backlog) % SBX_GUARD_BACKLOG] = *c;
+        s->n_backlog++;
+    }
+    s->backlog_want = 0;
+}
+
+static void serve(struct sbx_sup *s, const struct seccomp_notif *req)
+{
+    struct sbx_backlog_call c;
+    memcpy(c.args, req->data.args, sizeof c.args);
+    c.id = req->id;
+    c.pid = req->pid;
+    c.arch = req->data.arch;
+    c.nr = req->data.nr;
+    serve_call(s, &c);
+}
+
+/* The backlog, oldest first, while workers are free; a call that finds
+ * none again goes back to the end (each is tried once a round). A caller
+ * gone meanwhile is seen by the guard (its id no longer valid). */
+static void serve_backlog(struct sbx_sup *s)
+{
+    unsigned k = s->n_backlog;
+    while (k-- > 0 && s->n_backlog > 0 && s->n_workers < SBX_GUARD_WORKERS) {
+        struct sbx_backlog_call c = s->backlog[s->backlog_head];
+        s->backlog_head = (s->backlog_head + 1) % SBX_GUARD_BACKLOG;
+        s->n_backlog--;
+        serve_call(s, &c);
+    }
 }
 
 /* ---- the lifecycle ---- */
@@ -629,12 +662,14 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
         /* A full table of threads sent SIGSYS: notifications wait in the
          * kernel until one is settled, rather than a caller being killed
          * for want of a slot (review of issue 19, F1). */
-        /* Likewise every guard worker busy (64 opens waiting on a FIFO's
-         * other end or a lease): the next call waits in the kernel, as a
-         * blocking open would, instead of an EAGAIN the kernel never gives
-         * an open (review of 2 December, F5). */
+        /* Likewise a full backlog of guarded opens waiting for a worker
+         * (64 opens waiting on a FIFO's other end or a lease, and 1,024
+         * more): below that, calls are still received, so none waits
+         * unreceived, where a signal would return it EINTR unrefused and
+         * unrecorded (review r36 F1), and none gets an EAGAIN the kernel
+         * never gives an open (review of 2 December, F5). */
         if (s.lfd >= 0 && s.n_sigsys_wait < SBX_SIGSYS_WAIT_MAX &&
-            s.n_workers < SBX_GUARD_WORKERS) {
+            s.n_backlog < SBX_GUARD_BACKLOG) {
             pf[1].fd = s.lfd;
             pf[1].events = POLLIN;
             pf[1].revents = 0;
@@ -654,6 +689,8 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
             (void)sbx_refusal_settle(&s, 0);
         if (s.n_workers > 0)
             sbx_work_sweep(&s);
+        if (s.n_backlog > 0 && s.n_workers < SBX_GUARD_WORKERS)
+            serve_backlog(&s);
         if (np == 2 && (pf[1].revents & POLLIN)) {
             memset(&req, 0, notif_size);
             if (ioctl(s.lfd, SECCOMP_IOCTL_NOTIF_RECV, &req) == 0)

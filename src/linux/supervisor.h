@@ -76,6 +76,19 @@ struct sbx_guard_worker {
     uint64_t id; /* the notification it answers */
 };
 
+/* A guarded call received while every worker was busy, served again once
+ * one ends (review r36 F1). Received, its caller waits killably only
+ * (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV): a signal cannot cut short a
+ * call the loop left in the kernel, and with it a refusal's record. Past
+ * this many the loop takes no call until some are served. */
+#define SBX_GUARD_BACKLOG 1024
+struct sbx_backlog_call {
+    uint64_t id;
+    uint64_t args[6];
+    uint32_t pid, arch;
+    int nr;
+};
+
 /* The supervisor's state, on its stack. */
 struct sbx_sup {
     const struct sbx_linux_plan *plan;
@@ -107,6 +120,9 @@ struct sbx_sup {
     int n_workers;
     int guard_worker; /* in a worker: its slot + 1; it answers one call, records nothing, exits */
     int *work_busy;   /* SBX_GUARD_WORKERS flags shared with the workers (guardwork.c) */
+    struct sbx_backlog_call *backlog; /* SBX_GUARD_BACKLOG, a ring mapped on first use */
+    unsigned backlog_head, n_backlog;
+    int backlog_want; /* set by sbx_work_start: the call being served waits for a worker */
     int glock_fd;       /* the guards' shared lock (guardlock.c), or -1 */
     int glock_held;     /* 1 while this guard holds it */
 };

@@ -144,6 +144,30 @@ EOF
   expect_output_has "read=70 failed=[]" "  ...every writer waited, then wrote (no EAGAIN)"
 fi
 
+# ---- r36 F1: a refused call while every worker is busy ----
+# 64 FIFO writers hold the guard's 64 workers; a thread then calls
+# socket(AF_INET) and is sent a signal whose handler has no SA_RESTART. The
+# loop took no call while the workers were busy, so the socket call waited
+# unreceived and the signal returned it EINTR: the thread lived on, the run
+# exited 1 with no record. Now calls are received and kept (a backlog): the
+# socket call dies of SIGSYS and is recorded.
+if have probes && [ -x "$P/sigsys_fate" ]; then
+  expect_status 1 "unconfined: with 64 FIFO writers waiting, the interrupted socket call is made" \
+    "$P/sigsys_fate" busy 64
+  expect_output_has "errno 0, the process lives" "  ...the socket was made"
+  expect_signal SYS "64 guard workers busy: the interrupted socket call still dies of SIGSYS" \
+    "${S[@]}" --timeout 60 --outcome-fd 3 -- "$P/sigsys_fate" busy 64 3>"$_scratch/busy.json"
+  if /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+a={(r["kind"],r["action"]):r["count"] for r in d["records"]}
+sys.exit(0 if a=={("socket","SIGSYS"):1} else 1)' "$_scratch/busy.json" 2>/dev/null; then
+    pass "  ...and is recorded socket SIGSYS"
+  else
+    fail "  ...records: $(cat "$_scratch/busy.json" 2>/dev/null)"
+  fi
+else
+  fail "probe sigsys_fate is not built"
+fi
+
 # ---- F3: leases ----
 if have python3; then
   cat >"$_scratch/lease.py" <<'EOF'

@@ -18,6 +18,13 @@
  *   hog N           N threads sleep 3 s in their SIGSYS handler; meanwhile a
  *                   child with a handler (should live: "lived") and one
  *                   without (should die of SIGSYS) call socket().
+ *   busy N          N children open a FIFO (./sbx-busy-fifo) for writing with
+ *                   O_CREAT before any reader (under protected paths each
+ *                   holds one of the creation guard's workers); then a
+ *                   thread calls socket(AF_INET) and is sent SIGUSR1, whose
+ *                   handler has no SA_RESTART. It must die of SIGSYS: a call
+ *                   left unreceived would return EINTR, unrefused and
+ *                   unrecorded (review r36 F1). Prints what the call got.
  *   altstack        the handler is set to run on an unmapped alternate
  *                   stack: the kernel cannot deliver SIGSYS and the process
  *                   dies of SIGSEGV.
@@ -26,6 +33,7 @@
  * ERESTARTNOINTR, which must never reach a program). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,6 +42,7 @@
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -124,6 +133,58 @@ static int burst(int n)
     return n_eperm;
 }
 
+static long busy_rc = -2;
+static int busy_errno;
+static void on_usr1(int sig)
+{
+    (void)sig;
+}
+static void *busy_thread(void *arg)
+{
+    (void)arg;
+    busy_rc = syscall(SYS_socket, AF_INET, SOCK_STREAM, 0);
+    busy_errno = errno;
+    return NULL;
+}
+
+static int busy(int n)
+{
+    static const char fifo[] = "sbx-busy-fifo";
+    struct sigaction sa;
+    pthread_t t;
+    pid_t *kid = calloc((size_t)n + 1, sizeof *kid);
+    int i, rd;
+
+    (void)unlink(fifo);
+    if (!kid || mkfifo(fifo, 0600) != 0)
+        return 3;
+    for (i = 0; i < n; i++) {
+        if ((kid[i] = fork()) < 0)
+            return 3;
+        if (kid[i] == 0)
+            _exit(open(fifo, O_WRONLY | O_CREAT, 0600) < 0);
+    }
+    sleep(1);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1; /* no SA_RESTART: an unreceived call returns EINTR */
+    sigaction(SIGUSR1, &sa, NULL);
+    if (pthread_create(&t, NULL, busy_thread, NULL) != 0)
+        return 3;
+    usleep(300000);
+    pthread_kill(t, SIGUSR1);
+    pthread_join(t, NULL);
+    printf("busy: socket returned %ld errno %d, the process lives\n", busy_rc,
+           busy_rc < 0 ? busy_errno : 0);
+    fflush(stdout);
+    rd = open(fifo, O_RDONLY | O_NONBLOCK);
+    for (i = 0; i < n; i++)
+        waitpid(kid[i], NULL, 0);
+    if (rd >= 0)
+        close(rd);
+    (void)unlink(fifo);
+    return 1;
+}
+
 static int child_sock(int handler)
 {
     long fd;
@@ -161,6 +222,8 @@ int main(int argc, char **argv)
         printf("burst: threads=%d handled=%d eperm=%d\n", n, n_handled, got);
         return got == n && n_handled == n ? 0 : 1;
     }
+    if (strcmp(mode, "busy") == 0)
+        return busy(n);
     if (strcmp(mode, "altstack") == 0) {
         stack_t ss;
         long fd;
