@@ -120,6 +120,9 @@ int main(int argc, char **argv)
         off = plan;
         off.rootfs = 0;
         off.dev_grant = SBX_DEV_GRANT_NONE;
+        /* The read-only step belongs to the namespace too. */
+        off.keep = NULL;
+        off.n_keep = 0;
         for (i = 0; i < 20; i++)
             once_own(&r, &plan, &junk), once(&off, &junk);
         for (i = 0; i < pairs; i++) {

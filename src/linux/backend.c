@@ -240,6 +240,7 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
      * a limit of exactly 1, and a file core needs a page; hard too, and the
      * filters refuse setting RLIMIT_CORE, so the command cannot undo it. */
     const struct rlimit no_core = {1, 1};
+    int ro;
     *sys_errno = 0;
     /* An all-off policy, supervised for its lifecycle only: nothing to apply. */
     if (plan->unconfined)
@@ -267,18 +268,24 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
         return SBX_STEP_ROOTFS;
     /* Root's step made every mount but its /dev nodev already, and its
      * /dev binds nodes the masks' step must not take devices from. */
-    if (plan->mask && sbx_mask_apply(plan->mask, !plan->rootfs, plan->n_keep > 0, sys_errno) != 0)
+    /* keep is root's namespace's: never acted on without it (these steps
+     * would change the host's own /proc and descriptors). */
+    ro = plan->rootfs && plan->n_keep > 0;
+    if (plan->mask && sbx_mask_apply(plan->mask, !plan->rootfs, ro, sys_errno) != 0)
         return SBX_STEP_MASK;
     /* Without masks, /proc is made read-only here, while CAP_SYS_ADMIN is
      * still held; the masks' step does it after writing its maps. */
-    if (!plan->mask && plan->n_keep > 0 && sbx_rootfs_proc_read_only(sys_errno) != 0)
+    if (!plan->mask && ro && sbx_rootfs_proc_read_only(sys_errno) != 0)
         return SBX_STEP_ROOTFS;
     /* A directory opened outside still reaches the host's mounts. */
     if (plan->rootfs || plan->mask) {
-        int step = sbx_fds_check(plan->mask, plan->keep, plan->n_keep, sys_errno);
+        int step = sbx_fds_check(plan->mask, plan->keep, ro ? plan->n_keep : 0, sys_errno);
         if (step != SBX_STEP_NONE)
             return step;
     }
+    /* So does a /dev/null handed over as stdin: root gets its own. */
+    if (ro && sbx_rootfs_own_devices(sys_errno) != 0)
+        return SBX_STEP_ROOTFS;
     /* The masks already emptied every set and locked the securebits; a second
      * drop would need the CAP_SETPCAP that is gone. */
     if (plan->drop_caps && !plan->mask) {

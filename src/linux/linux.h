@@ -205,6 +205,11 @@ int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_
  * after the masks' user namespace wrote its maps there. Async-signal-safe;
  * 0, or -1 with *sys_errno. */
 int sbx_rootfs_proc_read_only(int *sys_errno);
+/* Inherited descriptors on the host's memory devices (/dev/null, zero,
+ * full, random, urandom) replaced by the command's own, same number and
+ * flags: a confined root command cannot change the host's nodes through
+ * them. After the namespace steps; async-signal-safe; 0, or -1. */
+int sbx_rootfs_own_devices(int *sys_errno);
 /* In a mount namespace the caller may change (the masks' user namespace):
  * mount a devpts instance of the command's own over /dev/pts when that is a
  * devpts, so no other terminal of the host has a name. Async-signal-safe;

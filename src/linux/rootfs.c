@@ -811,6 +811,60 @@ out:
     return rc;
 }
 
+/* The memory devices a host hands over (stdin from /dev/null, stdout to
+ * it) name the host's /dev, on a writable mount: through them root could
+ * fchmod or fchown the host's /dev/null, for every user (review r37 F2).
+ * Each is replaced, under the same number, by the same device opened in
+ * the command's own /dev, with the same access mode and flags: these
+ * devices keep no state, so nothing else changes. */
+static int reopen_mem_device(int fd, void *ctx)
+{
+    static const char *const names[] = {NULL,        NULL, NULL,         "/dev/null",
+                                        NULL,        "/dev/zero",       NULL,
+                                        "/dev/full", "/dev/random",     "/dev/urandom"};
+    struct stat st, now;
+    int fl, nfd, *e = ctx;
+    unsigned mi;
+
+    fl = fcntl(fd, F_GETFD);
+    if (fl < 0 || (fl & FD_CLOEXEC))
+        return 0;
+    if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) != 1)
+        return 0;
+    mi = minor(st.st_rdev);
+    if (mi >= sizeof names / sizeof names[0] || !names[mi])
+        return 0;
+    fl = fcntl(fd, F_GETFL);
+    if (fl < 0) {
+        *e = errno;
+        return -1;
+    }
+    nfd = open(names[mi], (fl & (O_ACCMODE | O_APPEND | O_NONBLOCK)) | O_CLOEXEC | O_NOCTTY);
+    if (nfd < 0) {
+        *e = errno;
+        return -1;
+    }
+    if (fstat(nfd, &now) != 0 || !S_ISCHR(now.st_mode) || now.st_rdev != st.st_rdev ||
+        dup3(nfd, fd, 0) < 0) {
+        *e = errno ? errno : ENXIO;
+        close(nfd);
+        return -1;
+    }
+    close(nfd);
+    return 0;
+}
+
+int sbx_rootfs_own_devices(int *sys_errno)
+{
+    int e = 0;
+    *sys_errno = 0;
+    if (sbx_fd_each(0, reopen_mem_device, &e) != 0) {
+        *sys_errno = e ? e : ENXIO;
+        return -1;
+    }
+    return 0;
+}
+
 int sbx_rootfs_proc_read_only(int *sys_errno)
 {
     uint64_t ro[4] = SBX_MOUNT_ATTR_READ_ONLY;

@@ -138,10 +138,34 @@ expect_status 0 "stderr appended to a log outside the roots still runs" \
   sh -c "$(printf '%q ' "${S[@]}") -- sh -c 'echo to-the-log >&2' 2>>'$base/log'"
 grep -q to-the-log "$base/log" && pass "... and the log has the line" || fail "the log outside the roots is empty"
 
-# Nothing of the launcher's namespace shows in the host's mount table.
+# A memory device handed over (stdin from /dev/null) named the host's node
+# on a writable mount: root's fchmod through it changed the host's
+# /dev/null for every user (review r37 F2). A node of the test's own with
+# /dev/null's numbers stands in for it; the unconfined control changes it.
+mknod -m 666 "$base/cnull" c 1 3
+expect_status 0 "unconfined, fchmod of a /dev/null handed over as stdin works" \
+  sh -c "$PY -c 'import os; os.fchmod(0, 0o600)' <'$base/cnull'"
+[ "$(stat -c %a "$base/cnull")" = 600 ] && pass "... the node is 600 outside" || fail "the control did not change the node"
+chmod 666 "$base/cnull"
+expect_status 0 "confined, stdin from it still reads end-of-file" \
+  sh -c "$(printf '%q ' "${S[@]}") -- $PY -c 'import os,sys; sys.exit(0 if sys.stdin.read() == \"\" else 3)' <'$base/cnull'"
+expect_status 1 "confined, fchmod through stdin is refused" \
+  sh -c "$(printf '%q ' "${S[@]}") -- $PY -c 'import os; os.fchmod(0, 0o600)' <'$base/cnull'"
+expect_status 0 "confined, chmod and chown through /proc/self/fd/1 change nothing outside" \
+  sh -c "$(printf '%q ' "${S[@]}") -- sh -c 'echo gone; chmod 600 /proc/self/fd/1; chown nobody /proc/self/fd/1; exit 0' >'$base/cnull'"
+[ "$(stat -c '%a %U' "$base/cnull")" = "666 root" ] && pass "... the node is still 666 root outside" ||
+  fail "the node changed under --sandbox: $(stat -c '%a %U' "$base/cnull")"
+
+# Nothing of the launcher's namespace shows in the host's mount table, and
+# the host's own / and /proc keep their flags (a read-only step taken
+# outside the namespace would make them read-only for everyone).
 n0=$(wc -l </proc/self/mountinfo)
+f0=$(findmnt -no OPTIONS /proc; findmnt -no OPTIONS /)
 "${S[@]}" -- true
+"${S[@]}" --protect-secrets -- true
 n1=$(wc -l </proc/self/mountinfo)
+f1=$(findmnt -no OPTIONS /proc; findmnt -no OPTIONS /)
+[ "$f0" = "$f1" ] && pass "the host's / and /proc keep their flags" || fail "the host's flags changed: $f0 -> $f1"
 [ "$n0" = "$n1" ] && ! grep -q "$base" /proc/self/mountinfo && pass "the host's mount table is unchanged ($n1 lines)" ||
   fail "the host's mount table changed: $n0 -> $n1 lines"
 
