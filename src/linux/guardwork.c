@@ -43,6 +43,19 @@
 #  define P_PIDFD 3
 #endif
 
+/* The backlog less the calls no longer waiting (their callers killed),
+ * oldest first still. */
+static void backlog_purge(struct sbx_sup *s)
+{
+    unsigned i, kept = 0;
+    for (i = 0; i < s->n_backlog; i++) {
+        const struct sbx_backlog_call *c = &s->backlog[(s->backlog_head + i) % SBX_GUARD_BACKLOG];
+        if (sbx_sup_valid(s, c->id))
+            s->backlog[(s->backlog_head + kept++) % SBX_GUARD_BACKLOG] = *c;
+    }
+    s->n_backlog = kept;
+}
+
 int sbx_work_start(struct sbx_sup *s, uint64_t id)
 {
     struct sbx_guard_worker *w = NULL;
@@ -63,6 +76,10 @@ int sbx_work_start(struct sbx_sup *s, uint64_t id)
      * backlog stops the loop taking calls, so the caller told to try again
      * is a fallback that is never reached. */
     if (!w) {
+        /* Full: first let go of calls whose callers were killed while
+         * they waited (review r38 F1b: dead entries kept it full). */
+        if (s->n_backlog >= SBX_GUARD_BACKLOG)
+            backlog_purge(s);
         if (s->n_backlog >= SBX_GUARD_BACKLOG)
             return EAGAIN;
         if (!s->backlog) {

@@ -662,14 +662,13 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
         /* A full table of threads sent SIGSYS: notifications wait in the
          * kernel until one is settled, rather than a caller being killed
          * for want of a slot (review of issue 19, F1). */
-        /* Likewise a full backlog of guarded opens waiting for a worker
-         * (64 opens waiting on a FIFO's other end or a lease, and 1,024
-         * more): below that, calls are still received, so none waits
-         * unreceived, where a signal would return it EINTR unrefused and
-         * unrecorded (review r36 F1), and none gets an EAGAIN the kernel
-         * never gives an open (review of 2 December, F5). */
-        if (s.lfd >= 0 && s.n_sigsys_wait < SBX_SIGSYS_WAIT_MAX &&
-            s.n_backlog < SBX_GUARD_BACKLOG) {
+        /* Not so with every guard worker busy (64 opens waiting on a
+         * FIFO's other end or a lease): calls are still received, so none
+         * waits unreceived, where a signal would return it EINTR unrefused
+         * and unrecorded (reviews r36 F1, r38 F1); an open that needs a
+         * worker waits in the backlog, and past 1,024 of those (callers
+         * killed meanwhile let go first) gets EAGAIN. */
+        if (s.lfd >= 0 && s.n_sigsys_wait < SBX_SIGSYS_WAIT_MAX) {
             pf[1].fd = s.lfd;
             pf[1].events = POLLIN;
             pf[1].revents = 0;

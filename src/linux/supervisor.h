@@ -80,7 +80,8 @@ struct sbx_guard_worker {
  * one ends (review r36 F1). Received, its caller waits killably only
  * (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV): a signal cannot cut short a
  * call the loop left in the kernel, and with it a refusal's record. Past
- * this many the loop takes no call until some are served. */
+ * this many live ones, the next such open gets EAGAIN (review r38 F1);
+ * the loop never stops receiving for it. */
 #define SBX_GUARD_BACKLOG 1024
 struct sbx_backlog_call {
     uint64_t id;
