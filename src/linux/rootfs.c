@@ -637,7 +637,8 @@ static int reenter_cwd(int *sys_errno)
  * namespace has written its maps there. Then /proc is made read-only too
  * (sbx_rootfs_proc_read_only): its entries are the kernel's one copy (a
  * chmod of /proc/slabinfo or of /proc/self/net/dev is the host's, review
- * r37 F1), and Landlock refuses writing there in confined mode anyway. */
+ * r37 F1). The command's own /proc/self files (oom_score_adj, comm) are
+ * read-only with it: Landlock lets a process write those. */
 static const char *const always[] = {"/dev", "/proc"};
 #define N_ALWAYS (sizeof always / sizeof always[0])
 
