@@ -664,10 +664,11 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
          * for want of a slot (review of issue 19, F1). */
         /* Not so with every guard worker busy (64 opens waiting on a
          * FIFO's other end or a lease): calls are still received, so none
-         * waits unreceived, where a signal would return it EINTR unrefused
-         * and unrecorded (reviews r36 F1, r38 F1); an open that needs a
-         * worker waits in the backlog, and past 1,024 of those (callers
-         * killed meanwhile let go first) gets EAGAIN. */
+         * is left unreceived for long, where a signal would return it
+         * EINTR unrefused and unrecorded (reviews r36 F1, r38 F1; the
+         * moment before any call is received stays: r39 F1, in the docs);
+         * an open that needs a worker waits in the backlog, and past 1,024
+         * of those (callers killed meanwhile let go first) gets EAGAIN. */
         if (s.lfd >= 0 && s.n_sigsys_wait < SBX_SIGSYS_WAIT_MAX) {
             pf[1].fd = s.lfd;
             pf[1].events = POLLIN;
