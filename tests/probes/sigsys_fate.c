@@ -156,11 +156,15 @@ static int busy(int n)
     int i, rd;
 
     (void)unlink(fifo);
-    if (!kid || mkfifo(fifo, 0600) != 0)
+    if (!kid || mkfifo(fifo, 0600) != 0) {
+        free(kid);
         return 3;
+    }
     for (i = 0; i < n; i++) {
-        if ((kid[i] = fork()) < 0)
+        if ((kid[i] = fork()) < 0) {
+            free(kid);
             return 3;
+        }
         if (kid[i] == 0)
             _exit(open(fifo, O_WRONLY | O_CREAT, 0600) < 0);
     }
@@ -168,8 +172,10 @@ static int busy(int n)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_usr1; /* no SA_RESTART: an unreceived call returns EINTR */
     sigaction(SIGUSR1, &sa, NULL);
-    if (pthread_create(&t, NULL, busy_thread, NULL) != 0)
+    if (pthread_create(&t, NULL, busy_thread, NULL) != 0) {
+        free(kid);
         return 3;
+    }
     usleep(300000);
     pthread_kill(t, SIGUSR1);
     pthread_join(t, NULL);
@@ -182,6 +188,9 @@ static int busy(int n)
     if (rd >= 0)
         close(rd);
     (void)unlink(fifo);
+    free(kid);
+    if (busy_rc >= 0)
+        close((int)busy_rc);
     return 1;
 }
 
