@@ -642,12 +642,6 @@ static int reenter_cwd(int *sys_errno)
 static const char *const always[] = {"/dev", "/proc"};
 #define N_ALWAYS (sizeof always / sizeof always[0])
 
-static int beneath_path(const char *path, const char *top)
-{
-    size_t n = strlen(top);
-    return strncmp(path, top, n) == 0 && path[n] == '/';
-}
-
 static int add_keep(struct sbx_keep_tree *k, size_t *n, const char *path, sandbox_error *err)
 {
     struct stat st;
@@ -708,10 +702,10 @@ int sbx_rootfs_keep_plan(const sbx_resolved *r, struct sbx_keep_tree **keep, siz
         /* A tree inside another comes with the other's copy. The paths
          * are resolved, so a prefix is containment. */
         for (j = 0; !nested && j < N_ALWAYS; j++)
-            nested = strcmp(path, always[j]) == 0 || beneath_path(path, always[j]);
+            nested = sbx_path_within(r->target, path, always[j]);
         for (j = 0; !nested && j < r->n_roots; j++)
             nested = j != i && r->roots[j].kind != SBX_ROOT_DEV &&
-                     beneath_path(path, r->roots[j].path);
+                     sbx_path_within(r->target, path, r->roots[j].path);
         if (!nested)
             rc = add_keep(k, &got, path, err);
     }

@@ -155,27 +155,24 @@ if have probes && [ -x "$P/sigsys_fate" ]; then
   expect_status 1 "unconfined: with 64 FIFO writers waiting, the interrupted socket call is made" \
     "$P/sigsys_fate" busy 64
   expect_output_has "errno 0, the process lives" "  ...the socket was made"
-  expect_signal SYS "64 guard workers busy: the interrupted socket call still dies of SIGSYS" \
-    "${S[@]}" --timeout 60 --outcome-fd 3 -- "$P/sigsys_fate" busy 64 3>"$_scratch/busy.json"
-  if /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+  # busy_case N TIMEOUT NAME: N writers, the interrupted socket call dies of
+  # SIGSYS and is the run's one record.
+  busy_case() {
+    expect_signal SYS "$3: the interrupted socket call still dies of SIGSYS" \
+      "${S[@]}" --timeout "$2" --outcome-fd 3 -- "$P/sigsys_fate" busy "$1" 3>"$_scratch/busy$1.json"
+    if /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 a={(r["kind"],r["action"]):r["count"] for r in d["records"]}
-sys.exit(0 if a=={("socket","SIGSYS"):1} else 1)' "$_scratch/busy.json" 2>/dev/null; then
-    pass "  ...and is recorded socket SIGSYS"
-  else
-    fail "  ...records: $(cat "$_scratch/busy.json" 2>/dev/null)"
-  fi
+sys.exit(0 if a=={("socket","SIGSYS"):1} else 1)' "$_scratch/busy$1.json" 2>/dev/null; then
+      pass "  ...and is recorded socket SIGSYS"
+    else
+      fail "  ...records: $(cat "$_scratch/busy$1.json" 2>/dev/null)"
+    fi
+  }
+  busy_case 64 60 "64 guard workers busy"
   # Past the backlog too (64 workers + 1,024 kept + 12 answered EAGAIN):
   # the loop stopped receiving there, and the same call came back EINTR,
   # unrecorded (review r38 F1). It never stops receiving now.
-  expect_signal SYS "1,100 FIFO writers waiting: the interrupted socket call still dies of SIGSYS" \
-    "${S[@]}" --timeout 90 --outcome-fd 3 -- "$P/sigsys_fate" busy 1100 3>"$_scratch/busy2.json"
-  if /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
-a={(r["kind"],r["action"]):r["count"] for r in d["records"]}
-sys.exit(0 if a=={("socket","SIGSYS"):1} else 1)' "$_scratch/busy2.json" 2>/dev/null; then
-    pass "  ...and is recorded socket SIGSYS"
-  else
-    fail "  ...records: $(cat "$_scratch/busy2.json" 2>/dev/null)"
-  fi
+  busy_case 1100 90 "1,100 FIFO writers waiting"
 else
   fail "probe sigsys_fate is not built"
 fi
