@@ -43,16 +43,42 @@
 #  define P_PIDFD 3
 #endif
 
+/* How long a full backlog whose purge freed nothing is taken as still
+ * full. A purge asks the kernel about each of its 1,024 calls (about 28 ms
+ * here): made for every further open, a command filling the backlog on
+ * purpose kept the supervisor busy for each one and slowed its own other
+ * calls (review r39 F4: a plain creation waited 0.46 s). A call whose
+ * caller was killed meanwhile keeps its place this much longer at most. */
+#define SBX_PURGE_PAUSE_MS 250
+
+static int purge_due(const struct sbx_sup *s)
+{
+    struct timespec now;
+    long long ms;
+    if (s->purge_at.tv_sec == 0)
+        return 1;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    ms = (long long)(now.tv_sec - s->purge_at.tv_sec) * 1000 +
+         (now.tv_nsec - s->purge_at.tv_nsec) / 1000000;
+    return ms >= SBX_PURGE_PAUSE_MS || ms < 0;
+}
+
 /* The backlog less the calls no longer waiting (their callers killed),
- * oldest first still. */
+ * oldest first still; one that frees nothing pauses the next. */
 static void backlog_purge(struct sbx_sup *s)
 {
     unsigned i, kept = 0;
+    if (!purge_due(s))
+        return;
     for (i = 0; i < s->n_backlog; i++) {
         const struct sbx_backlog_call *c = &s->backlog[(s->backlog_head + i) % SBX_GUARD_BACKLOG];
         if (sbx_sup_valid(s, c->id))
             s->backlog[(s->backlog_head + kept++) % SBX_GUARD_BACKLOG] = *c;
     }
+    if (kept < s->n_backlog)
+        s->purge_at.tv_sec = 0;
+    else
+        clock_gettime(CLOCK_MONOTONIC, &s->purge_at);
     s->n_backlog = kept;
 }
 

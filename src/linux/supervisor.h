@@ -124,6 +124,9 @@ struct sbx_sup {
     struct sbx_backlog_call *backlog; /* SBX_GUARD_BACKLOG, a ring mapped on first use */
     unsigned backlog_head, n_backlog;
     int backlog_want; /* set by sbx_work_start: the call being served waits for a worker */
+    /* A full backlog's last purge that freed nothing: the next waits
+     * SBX_PURGE_PAUSE_MS (guardwork.c; review r39 F4). tv_sec 0: none. */
+    struct timespec purge_at;
     int glock_fd;       /* the guards' shared lock (guardlock.c), or -1 */
     int glock_held;     /* 1 while this guard holds it */
 };

@@ -25,6 +25,11 @@
  *                   handler has no SA_RESTART. It must die of SIGSYS: a call
  *                   left unreceived would return EINTR, unrefused and
  *                   unrecorded (review r36 F1). Prints what the call got.
+ *   busy-past N M   N writers as in busy (enough to fill the guard's workers
+ *                   and backlog), then one child opens the FIFO the same way
+ *                   M times in a row: each should come back EAGAIN at once
+ *                   (review r39 F4: each cost a purge of the full backlog).
+ *                   Prints how many came back EAGAIN and in how many ms.
  *   altstack        the handler is set to run on an unmapped alternate
  *                   stack: the kernel cannot deliver SIGSYS and the process
  *                   dies of SIGSEGV.
@@ -45,6 +50,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile int go = 1, handled, nested, slow;
@@ -194,6 +200,63 @@ static int busy(int n)
     return 1;
 }
 
+/* busy-past: N writers, then M opens in a row in one child (killed by an
+ * alarm if one waits); exit 0 when all M came back EAGAIN. */
+static int busy_past(int n, int m)
+{
+    static const char fifo[] = "sbx-busy-fifo";
+    struct timespec t0, t1;
+    pid_t *kid = calloc((size_t)n + 1, sizeof *kid), c;
+    int i, rd, st = 0, pfd[2];
+    long res[2] = {0, 0};
+
+    (void)unlink(fifo);
+    if (!kid || mkfifo(fifo, 0600) != 0 || pipe(pfd) != 0) {
+        free(kid);
+        return 3;
+    }
+    for (i = 0; i < n; i++) {
+        if ((kid[i] = fork()) < 0) {
+            free(kid);
+            return 3;
+        }
+        if (kid[i] == 0)
+            _exit(open(fifo, O_WRONLY | O_CREAT, 0600) < 0);
+    }
+    sleep(2);
+    if ((c = fork()) == 0) {
+        long eagain = 0;
+        alarm(60);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (i = 0; i < m; i++) {
+            int fd = open(fifo, O_WRONLY | O_CREAT, 0600);
+            if (fd >= 0)
+                close(fd);
+            else if (errno == EAGAIN)
+                eagain++;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        res[0] = eagain;
+        res[1] = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+        _exit(write(pfd[1], res, sizeof res) == (ssize_t)sizeof res ? 0 : 1);
+    }
+    close(pfd[1]);
+    if (c < 0 || waitpid(c, &st, 0) != c || read(pfd[0], res, sizeof res) != (ssize_t)sizeof res)
+        printf("busy-past: the child did not report (status %d)\n", st);
+    else
+        printf("busy-past: %d opens, %ld EAGAIN in %ld ms\n", m, res[0], res[1]);
+    fflush(stdout);
+    close(pfd[0]);
+    rd = open(fifo, O_RDONLY | O_NONBLOCK);
+    for (i = 0; i < n; i++)
+        waitpid(kid[i], NULL, 0);
+    if (rd >= 0)
+        close(rd);
+    (void)unlink(fifo);
+    free(kid);
+    return res[0] == m ? 0 : 1;
+}
+
 static int child_sock(int handler)
 {
     long fd;
@@ -233,6 +296,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "busy") == 0)
         return busy(n);
+    if (strcmp(mode, "busy-past") == 0)
+        return busy_past(n, argc > 3 ? atoi(argv[3]) : 1);
     if (strcmp(mode, "altstack") == 0) {
         stack_t ss;
         long fd;
