@@ -410,6 +410,15 @@ static unsigned long mount_id(int fd)
     return v;
 }
 
+/* Short of descriptors or memory: the guard's own state, which says
+ * nothing about the name (review r35 F3: answered EACCES, a supervisor
+ * kept short by threads asleep in their SIGSYS handler recorded every new
+ * name in the project as a protected one). */
+static int guard_short(int e)
+{
+    return e == EMFILE || e == ENFILE || e == ENOMEM;
+}
+
 static int same_place(int dirfd, const char *path)
 {
     struct stat a, b;
@@ -419,11 +428,14 @@ static int same_place(int dirfd, const char *path)
         return EACCES; /* "anon_inode:", an unreachable directory */
     fd = openat(AT_FDCWD, path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return errno == ENOENT ? ENOENT : EACCES;
+        return errno == ENOENT || guard_short(errno) ? errno : EACCES;
+    errno = 0;
     ma = mount_id(dirfd);
-    mb = mount_id(fd);
-    if (fstat(dirfd, &a) != 0 || fstat(fd, &b) != 0 || a.st_dev != b.st_dev ||
-        a.st_ino != b.st_ino || ma == 0 || ma != mb)
+    mb = ma ? mount_id(fd) : 0;
+    if (!mb && guard_short(errno))
+        e = errno; /* fdinfo could not be read: cannot tell, refused unrecorded */
+    else if (fstat(dirfd, &a) != 0 || fstat(fd, &b) != 0 || a.st_dev != b.st_dev ||
+             a.st_ino != b.st_ino || ma == 0 || ma != mb)
         e = EACCES;
     close(fd);
     return e;

@@ -185,6 +185,24 @@ sys.exit(0 if a=={("socket","SIGSYS"):1} else 1)' "$_scratch/busy$1.json" 2>/dev
   else
     fail "200 opens past a full backlog: exit $got, $out (wanted all EAGAIN within 3 s)"
   fi
+  # Review r35 F3: threads asleep in their SIGSYS handler each hold one of
+  # the supervisor's descriptors; under `ulimit -n 40` the guard then could
+  # not open what it checks a new name with, answered EACCES and recorded
+  # each of 40 plain names in the project as a protected one (33 threads
+  # and more here). Now such a creation fails with the shortage (EMFILE),
+  # recorded as nothing.
+  expect_status 0 "unconfined: 40 names made while 40 threads call socket()" \
+    "$P/sigsys_fate" hog-create 40
+  for n in 40 70; do
+    out=$(timeout 120 sh -c 'ulimit -n 40 && exec "$@"' - "${S[@]}" --outcome-fd 3 -- \
+      "$P/sigsys_fate" hog-create "$n" 3>"$_scratch/hc$n.json" 2>&1) && got=0 || got=$?
+    if [ "$got" = 0 ] && /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+sys.exit(1 if any(r["kind"] == "protected_name" for r in d["records"]) else 0)' "$_scratch/hc$n.json"; then
+      pass "$n threads asleep in their handler, ulimit -n 40: no name refused or recorded as protected ($out)"
+    else
+      fail "$n threads asleep, ulimit -n 40: exit $got, $out, records: $(head -c 600 "$_scratch/hc$n.json")"
+    fi
+  done
 else
   fail "probe sigsys_fate is not built"
 fi

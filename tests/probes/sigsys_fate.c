@@ -30,6 +30,13 @@
  *                   M times in a row: each should come back EAGAIN at once
  *                   (review r39 F4: each cost a purge of the full backlog).
  *                   Prints how many came back EAGAIN and in how many ms.
+ *   hog-create N    N threads sleep 3 s in their SIGSYS handler (each holds
+ *                   a descriptor of the supervisor's) while the main thread
+ *                   makes 40 new names (mkdir, open O_CREAT) nothing
+ *                   protects: a creation the guard cannot check for want of
+ *                   descriptors must not read as a protected name (review
+ *                   r35 F3). Prints the count per outcome; exit 0 when none
+ *                   got EACCES.
  *   altstack        the handler is set to run on an unmapped alternate
  *                   stack: the kernel cannot deliver SIGSYS and the process
  *                   dies of SIGSEGV.
@@ -335,6 +342,36 @@ int main(int argc, char **argv)
                        WTERMSIG(without) == SIGSYS
                    ? 0
                    : 1;
+    }
+    if (strcmp(mode, "hog-create") == 0) {
+        pid_t h = fork();
+        int st, made = 0, eacces = 0, short_fd = 0, others = 0, fd;
+        char name[64];
+        if (h == 0) {
+            slow = 1;
+            set_handler(SA_RESTART);
+            _exit(burst(n) == n ? 0 : 1);
+        }
+        sleep(1);
+        for (i = 0; i < 40; i++) {
+            snprintf(name, sizeof name, "sbx-hog-%d-%d", (int)getpid(), i);
+            if (i % 2)
+                fd = mkdir(name, 0755);
+            else if ((fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0644)) >= 0)
+                close(fd);
+            if (fd >= 0)
+                made++;
+            else if (errno == EACCES)
+                eacces++;
+            else if (errno == EMFILE || errno == ENFILE || errno == EAGAIN)
+                short_fd++;
+            else
+                others++;
+        }
+        waitpid(h, &st, 0);
+        printf("hog-create: threads=%d made=%d eacces=%d short=%d other=%d\n", n, made, eacces,
+               short_fd, others);
+        return eacces == 0 && others == 0 ? 0 : 1;
     }
     if (strcmp(mode, "forkburst") == 0) {
         int pfd[2];
