@@ -8,9 +8,18 @@
 # warned about at launch. Each case first reads the secret unconfined.
 . "$SBX_TESTLIB"
 
-proj=$_scratch/proj
+# The project and the added directory sit on the home's file system: a hard
+# link cannot cross file systems, and /tmp is often a tmpfs of its own (the
+# fresh Debian root of scripts/test-fresh-root.sh has one), where every link
+# below failed with EXDEV and the --add-dir check passed with nothing there.
+proj=$_home/proj
+added=$_home/added
 home=$_home/home
-mkdir -p "$proj/sub" "$home/.ssh" "$home/notes" "$home/.config/gh" "$_scratch/added"
+mkdir -p "$proj/sub" "$home/.ssh" "$home/notes" "$home/.config/gh" "$added"
+# hlink TARGET NAME: the route a check needs; failing to make it fails the test.
+hlink() {
+  ln "$1" "$2" || fail "setup: cannot hard-link $2 to $1, so the check after it would prove nothing"
+}
 export HOME=$home
 unset XDG_CONFIG_HOME
 cd "$proj" || exit 1
@@ -38,7 +47,7 @@ quiet() { # NAME
 }
 
 # ---- a link inside the project ----
-ln "$home/.ssh/id_ed25519" sub/inproj.txt
+hlink "$home/.ssh/id_ed25519" sub/inproj.txt
 reads "a project link to ~/.ssh/id_ed25519" sub/inproj.txt
 expect_status 1 "--protect-secrets: the project link is masked" "${S[@]}" cat sub/inproj.txt
 no_token "project link"
@@ -49,23 +58,24 @@ no_token "project link, --sandbox"
 rm -f sub/inproj.txt
 
 # ---- in an added directory, and in home's top level ----
-ln "$home/.ssh/id_ed25519" "$_scratch/added/k.txt"
-ln "$home/.ssh/id_ed25519" "$home/topkey"
+hlink "$home/.ssh/id_ed25519" "$added/k.txt"
+hlink "$home/.ssh/id_ed25519" "$home/topkey"
+reads "an added directory's link" "$added/k.txt"
 reads "a home top-level link" "$home/topkey"
 expect_status 1 "--protect-secrets: links in --add-dir and in home's top level are masked" \
-  "${S[@]}" --add-dir "$_scratch/added" sh -c 'cat "$0"; cat "$1"' "$_scratch/added/k.txt" "$home/topkey"
+  "${S[@]}" --add-dir "$added" sh -c 'cat "$0"; cat "$1"' "$added/k.txt" "$home/topkey"
 no_token "--add-dir and home top level"
-rm -f "$_scratch/added/k.txt" "$home/topkey"
+rm -f "$added/k.txt" "$home/topkey"
 
 # ---- an exact home path (~/.config/gh), also through a symlinked ~/.config ----
-ln "$home/.config/gh/hosts.yml" hosts-copy.yml
+hlink "$home/.config/gh/hosts.yml" hosts-copy.yml
 reads "a project link to ~/.config/gh/hosts.yml" hosts-copy.yml
 expect_status 1 "--protect-secrets: the link to ~/.config/gh/hosts.yml is masked" "${S[@]}" cat hosts-copy.yml
 no_token "gh link"
 rm -f hosts-copy.yml
 
 # ---- a link elsewhere in home: not found, so warned about ----
-ln "$home/.ssh/id_ed25519" "$home/notes/k"
+hlink "$home/.ssh/id_ed25519" "$home/notes/k"
 expect_status 0 "--protect-secrets: ~/notes/k (outside every scanned directory) still runs" \
   "${S[@]}" true
 warned "~/notes/k"
@@ -73,7 +83,7 @@ grep -q -- "-samefile" "$_err" && pass "the warning says how to find the names" 
   fail "the warning does not say how to find the names"
 rm -f "$home/notes/k"
 # Two names, both inside ~/.ssh: nothing outside, nothing to warn about.
-ln "$home/.ssh/id_ed25519" "$home/.ssh/id_backup"
+hlink "$home/.ssh/id_ed25519" "$home/.ssh/id_backup"
 expect_status 0 "--protect-secrets: two names inside ~/.ssh" "${S[@]}" true
 quiet "two names inside ~/.ssh"
 rm -f "$home/.ssh/id_backup"
@@ -82,10 +92,10 @@ rm -f "$home/.ssh/id_backup"
 # spellings; counted twice, the outside name would hide.
 mv "$home/.config" "$_home/dots-config"
 ln -s "$_home/dots-config" "$home/.config"
-ln "$_home/dots-config/gh/hosts.yml" "$home/notes/h"
+hlink "$_home/dots-config/gh/hosts.yml" "$home/notes/h"
 expect_status 0 "--protect-secrets: symlinked ~/.config, a link in ~/notes" "${S[@]}" true
 warned "~/notes/h through a symlinked ~/.config"
-ln "$_home/dots-config/gh/hosts.yml" gh-in-proj.yml
+hlink "$_home/dots-config/gh/hosts.yml" gh-in-proj.yml
 expect_status 1 "--protect-secrets: symlinked ~/.config, a project link is masked" "${S[@]}" cat gh-in-proj.yml
 no_token "project link through a symlinked ~/.config"
 finish

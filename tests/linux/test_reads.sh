@@ -106,14 +106,20 @@ if have python3; then
 else
   skip "python3: python3 is not installed"
 fi
-if command -v node >/dev/null; then
+if have node; then
   expect_status 0 "node" "${run[@]}" --class project -- node t.js
+else
+  skip "node: node is not installed"
+fi
+# Debian's nodejs comes without npm (a package of its own, not in
+# scripts/deps.sh): a fresh root has node and no npm.
+if have npm; then
   # No update check: the class has no network, and a socket would kill npm.
   expect_status 0 "npm test" env npm_config_update_notifier=false "${run[@]}" --class project -- \
     npm test
   expect_output_has node-ok "npm test ran the project's test"
 else
-  skip "node: node is not installed"
+  skip "npm: npm is not installed (Debian's npm package)"
 fi
 expect_status 0 "a binary in ~/.cargo/bin runs (and reads ~/.rustup)" "${run[@]}" --class project -- \
   "$H/.cargo/bin/cargo" "${cargo_args[@]}"
