@@ -33,12 +33,16 @@ cp -a "$proj" "$pristine"
 S=("$L" --sandbox --protect-secrets --project "$proj" --)
 G=("$L" --sandbox --protect-secrets --git-writable --project "$proj" --)
 
-# fooled DIR HOW: an unconfined git in DIR runs the planted code.
+# fooled DIR HOW: an unconfined git in DIR runs the planted code. PAGER=cat:
+# a planted core.pager still wins over it, and without one git's default
+# pager must not wait on the terminal (a fresh Debian root's is more(1), which
+# hung the unfooled case until ctest's timeout; less with git's LESS=FRX
+# exits by itself).
 fooled() {
   rm -f "$mark"
   case $2 in
     status) (cd "$1" && git status) ;;
-    pager) (cd "$1" && script -qec "git branch" /dev/null) ;;
+    pager) (cd "$1" && PAGER=cat script -qec "git branch" /dev/null) ;;
   esac </dev/null >/dev/null 2>&1
   [ -e "$mark" ]
 }
