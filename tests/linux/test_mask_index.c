@@ -37,17 +37,21 @@ static void sh(const char *fmt, ...)
     assert_int_equal(system(cmd), 0);
 }
 
-/* The inode of this project's protected-path index file, or 0. */
+/* Which version of this project's protected-path index file is there: its
+ * inode and modification time (ns) folded together, or 0. The inode alone
+ * is not enough: a file written after the old one was removed may get its
+ * inode number back (ext4 did, in a fresh Debian root under ctest -j2). */
 static unsigned long index_ino(void)
 {
-    char cmd[1024], line[64] = "";
+    char cmd[1024], line[96] = "";
+    unsigned long ino = 0, sec = 0, ns = 0;
     FILE *f;
     snprintf(cmd, sizeof cmd,
              "acct=$(getent passwd \"$(id -u)\" | cut -d: -f6); "
              "if [ -n \"$acct\" ] && [ -d \"$acct\" ] && [ -O \"$acct\" ]; then "
              "i=$acct/.libsandbox; else i=$HOME/.libsandbox; fi; "
              "f=$(ls -t $(grep -lsF -- '%s' \"$i\"/mask-*.idx) 2>/dev/null | head -1); "
-             "[ -n \"$f\" ] && stat -c %%i \"$f\"",
+             "[ -n \"$f\" ] && stat -c '%%i %%.9Y' \"$f\" | tr . ' '",
              proj);
     f = popen(cmd, "r");
     if (!f)
@@ -55,7 +59,9 @@ static unsigned long index_ino(void)
     if (!fgets(line, sizeof line, f))
         line[0] = '\0';
     pclose(f);
-    return strtoul(line, NULL, 10);
+    if (sscanf(line, "%lu %lu %lu", &ino, &sec, &ns) != 3)
+        return 0;
+    return (ino << 40) ^ (sec * 1000000000ul + ns);
 }
 
 /* Prepare the plan as a launch does; its entries and warning, as text. */
