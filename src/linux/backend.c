@@ -232,11 +232,32 @@ static int load_filter(const struct sbx_bpf_insn *bpf, unsigned short len)
     return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 
-/* The namespace steps of apply: root's, the masks', and the checks of what
- * they leave reachable. */
-static int apply_mounts(const struct sbx_linux_plan *plan, int old_root, int *sys_errno)
+static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno)
 {
+    /* No core dumps: a SIGSYS kill must not leave a core file in the project
+     * or hand the command's memory to a core_pattern pipe handler running
+     * outside the sandbox. 1, not 0: the kernel skips pipe helpers only for
+     * a limit of exactly 1, and a file core needs a page; hard too, and the
+     * filters refuse setting RLIMIT_CORE, so the command cannot undo it. */
+    const struct rlimit no_core = {1, 1};
     int ro;
+    *sys_errno = 0;
+    /* An all-off policy, supervised for its lifecycle only: nothing to apply. */
+    if (plan->unconfined)
+        return plan->sup ? sbx_sup_start(plan, plan->sup, raw_fork, sys_errno) : SBX_STEP_NONE;
+    if (setrlimit(RLIMIT_CORE, &no_core) != 0) {
+        struct rlimit now;
+        /* Inside another sandbox (which refuses the call) or under a hard
+         * limit of 0 (prepare warned about it): what is there may do. */
+        *sys_errno = errno;
+        if (getrlimit(RLIMIT_CORE, &now) != 0 || now.rlim_max > 1 || now.rlim_cur > 1)
+            return SBX_STEP_CORE;
+        *sys_errno = 0;
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        *sys_errno = errno;
+        return SBX_STEP_NO_NEW_PRIVS;
+    }
     /* Root's namespace needs CAP_SYS_ADMIN (dropped next); the masks' user
      * namespace, if any, nests inside it and inherits its read-only mounts. */
     if (plan->rootfs && sbx_rootfs_apply(plan->rootfs == SBX_ROOTFS_BIND_NODES, plan->keep,
@@ -258,21 +279,13 @@ static int apply_mounts(const struct sbx_linux_plan *plan, int old_root, int *sy
         return SBX_STEP_ROOTFS;
     /* A directory opened outside still reaches the host's mounts. */
     if (plan->rootfs || plan->mask) {
-        int step =
-            sbx_fds_check(plan->mask, plan->keep, ro ? plan->n_keep : 0, old_root, sys_errno);
+        int step = sbx_fds_check(plan->mask, plan->keep, ro ? plan->n_keep : 0, sys_errno);
         if (step != SBX_STEP_NONE)
             return step;
     }
     /* So does a /dev/null handed over as stdin: root gets its own. */
     if (ro && sbx_rootfs_own_devices(sys_errno) != 0)
         return SBX_STEP_ROOTFS;
-    return SBX_STEP_NONE;
-}
-
-/* What follows the namespace steps: capabilities, Landlock, the filters,
- * the supervisor. */
-static int apply_rest(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno)
-{
     /* The masks already emptied every set and locked the securebits; a second
      * drop would need the CAP_SETPCAP that is gone. */
     if (plan->drop_caps && !plan->mask) {
@@ -313,44 +326,6 @@ static int apply_rest(const struct sbx_linux_plan *plan, int raw_fork, int *sys_
         return SBX_STEP_SECCOMP;
     }
     return SBX_STEP_NONE;
-}
-
-static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno)
-{
-    /* No core dumps: a SIGSYS kill must not leave a core file in the project
-     * or hand the command's memory to a core_pattern pipe handler running
-     * outside the sandbox. 1, not 0: the kernel skips pipe helpers only for
-     * a limit of exactly 1, and a file core needs a page; hard too, and the
-     * filters refuse setting RLIMIT_CORE, so the command cannot undo it. */
-    const struct rlimit no_core = {1, 1};
-    int old_root = -1, step;
-    *sys_errno = 0;
-    /* An all-off policy, supervised for its lifecycle only: nothing to apply. */
-    if (plan->unconfined)
-        return plan->sup ? sbx_sup_start(plan, plan->sup, raw_fork, sys_errno) : SBX_STEP_NONE;
-    if (setrlimit(RLIMIT_CORE, &no_core) != 0) {
-        struct rlimit now;
-        /* Inside another sandbox (which refuses the call) or under a hard
-         * limit of 0 (prepare warned about it): what is there may do. */
-        *sys_errno = errno;
-        if (getrlimit(RLIMIT_CORE, &now) != 0 || now.rlim_max > 1 || now.rlim_cur > 1)
-            return SBX_STEP_CORE;
-        *sys_errno = 0;
-    }
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-        *sys_errno = errno;
-        return SBX_STEP_NO_NEW_PRIVS;
-    }
-    /* The root as the old namespace names it, for the descriptor check
-     * below (a chroot's names). Close-on-exec; closed before any return. */
-    if (plan->rootfs || plan->mask)
-        old_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    step = apply_mounts(plan, old_root, sys_errno);
-    if (old_root >= 0)
-        close(old_root);
-    if (step != SBX_STEP_NONE)
-        return step;
-    return apply_rest(plan, raw_fork, sys_errno);
 }
 
 int sbx_linux_apply(const struct sbx_linux_plan *plan, int *sys_errno)

@@ -430,13 +430,10 @@ int sbx_mask_apply(const struct sbx_mask_plan *plan, int nodev, int proc_ro, int
  * namespace left as they were while it made every other mount read-only:
  * a file outside them is read-only in the view for that reason alone, and
  * reopening it for writing is Landlock's to refuse. Async-signal-safe.
- * old_root: "/" opened (O_PATH) before any namespace was made, or -1: in a
- * chroot the kernel spells an inherited file's name from the old
- * namespace's root, and this one's name there is taken off.
  * Returns SBX_STEP_NONE, or SBX_STEP_FD_DIR/_FD_PATH/_FD_FILE with the fd in
  * *sys_errno. */
 int sbx_fds_check(const struct sbx_mask_plan *plan, const struct sbx_keep_tree *keep,
-                  size_t n_keep, int old_root, int *sys_errno);
+                  size_t n_keep, int *sys_errno);
 /* For --explain on this host: what the git index of the project's and the
  * working directory's repositories tracks that is protected (committed
  * secrets stay readable through git's object store). Text: a line under the

@@ -2628,6 +2628,30 @@ static int outside_kept(const struct sbx_keep_tree *keep, size_t n, const char *
     return 1;
 }
 
+/* In a chroot, a descriptor opened before the launcher's namespace (or
+ * another namespace's) is spelled from that namespace's root: stdout to
+ * /work/log of a chroot at /srv/root reads /srv/root/work/log once the
+ * launcher has its own namespace, a name the view does not have, and every
+ * root command with its output in a file exited 126 there (the fresh-root
+ * run, scripts/test-fresh-root.sh). When the name does not reach this very
+ * file, the longest ending of it that does (from a '/') is its name in the
+ * view: path is shortened to it in place. When none does, path is left as
+ * it is, and the check refuses as before. Only a name that reaches the
+ * same inode is ever taken, so no file passes that the view does not show
+ * under that name. */
+static void in_view(char *path, const struct stat *st)
+{
+    struct stat view;
+    char *p;
+    if (stat(path, &view) == 0 && view.st_dev == st->st_dev && view.st_ino == st->st_ino)
+        return;
+    for (p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/'))
+        if (stat(p, &view) == 0 && view.st_dev == st->st_dev && view.st_ino == st->st_ino) {
+            memmove(path, p, strlen(p) + 1);
+            return;
+        }
+}
+
 /* A regular file inherited open keeps the host's mount, not the command's
  * view: through /proc/self/fd/N it can be reopened, for writing too, on a
  * mount where no mask hides it and nothing is read-only (.git/config past
@@ -2642,8 +2666,7 @@ static int outside_kept(const struct sbx_keep_tree *keep, size_t n, const char *
  * cannot search for is judged by the plan alone; anything else that cannot
  * be resolved is refused: fail closed. */
 static int fd_file_step(const struct sbx_mask_plan *m, const struct sbx_keep_tree *keep,
-                        size_t n_keep, const char *root, size_t root_len, int fd,
-                        const struct stat *st)
+                        size_t n_keep, int fd, const struct stat *st)
 {
     char link[32], path[PATH_MAX];
     struct stat view;
@@ -2657,13 +2680,7 @@ static int fd_file_step(const struct sbx_mask_plan *m, const struct sbx_keep_tre
     path[n] = '\0';
     if (path[0] != '/')
         return SBX_STEP_NONE; /* an anonymous inode ("anon_inode:[...]"): no path */
-    /* In a chroot the descriptor's mount is the old namespace's, whose name
-     * the kernel now spells from that namespace's root (/srv/root/tmp/log
-     * for the chroot's /tmp/log): the name as the chroot spelled it. The
-     * identity check below still decides. */
-    if (root_len && (size_t)n > root_len && strncmp(path, root, root_len) == 0 &&
-        path[root_len] == '/')
-        memmove(path, path + root_len, (size_t)n - root_len + 1);
+    in_view(path, st);
     if (stat(path, &view) != 0) {
         /* A directory on the way the command may not search (a log in
          * root's 0700 directory, passed to an unprivileged command): it
@@ -2693,7 +2710,7 @@ static int fd_file_step(const struct sbx_mask_plan *m, const struct sbx_keep_tre
  * the namespace's nodev does not cover, so a disk handed over write-only
  * would be read (review of issue 17, third round). */
 static int fd_step(const struct sbx_mask_plan *m, const struct sbx_keep_tree *keep, size_t n_keep,
-                   const char *root, size_t root_len, int fd)
+                   int fd)
 {
     struct stat st;
     int fl = fcntl(fd, F_GETFD);
@@ -2710,7 +2727,7 @@ static int fd_step(const struct sbx_mask_plan *m, const struct sbx_keep_tree *ke
     if (S_ISBLK(st.st_mode) && (fl < 0 || (fl & O_ACCMODE) != O_RDWR))
         return SBX_STEP_FD_DEV; /* read+write already: reopening gains nothing */
     if (S_ISREG(st.st_mode) && st.st_nlink > 0)
-        return fd_file_step(m, keep, n_keep, root, root_len, fd, &st);
+        return fd_file_step(m, keep, n_keep, fd, &st);
     return SBX_STEP_NONE;
 }
 
@@ -2718,43 +2735,27 @@ struct fd_visit_ctx {
     const struct sbx_mask_plan *m;
     const struct sbx_keep_tree *keep;
     size_t n_keep;
-    const char *root; /* the old root's name in the old namespace; "" when "/" */
-    size_t root_len;
     int fd;
 };
 
 static int fd_visit(int fd, void *ctx)
 {
     struct fd_visit_ctx *c = ctx;
-    int step = fd_step(c->m, c->keep, c->n_keep, c->root, c->root_len, fd);
+    int step = fd_step(c->m, c->keep, c->n_keep, fd);
     if (step != SBX_STEP_NONE)
         c->fd = fd;
     return step;
 }
 
 int sbx_fds_check(const struct sbx_mask_plan *m, const struct sbx_keep_tree *keep, size_t n_keep,
-                  int old_root, int *sys_errno)
+                  int *sys_errno)
 {
     struct fd_visit_ctx c;
-    char link[32], root[PATH_MAX];
-    ssize_t n = -1;
     int step;
     c.m = m;
     c.keep = keep;
     c.n_keep = n_keep;
-    c.root = "";
-    c.root_len = 0;
     c.fd = 0;
-    if (old_root >= 0) {
-        fd_link(old_root, link);
-        n = readlink(link, root, sizeof root);
-    }
-    /* "/" outside a chroot: nothing to take off. */
-    if (n > 1 && (size_t)n < sizeof root && root[0] == '/') {
-        root[n] = '\0';
-        c.root = root;
-        c.root_len = (size_t)n;
-    }
     step = sbx_fd_each(0, fd_visit, &c);
     *sys_errno = c.fd;
     return step;
