@@ -303,6 +303,26 @@ require() {
   finish
 }
 
+# lacks KEY NAME CMD...: for a block of checks that needs KEY. Returns 1 (run
+# the block) when the machine has KEY. Otherwise the fail-closed refusal is
+# what runs: CMD must exit 126 with a reason on stderr; NAME is skipped under
+# KEY; 0 is returned (leave the block out). In a chroot, say, user
+# namespaces are refused, and a non-root command's masks cannot be made.
+lacks() {
+  local key=$1 name=$2 got=0
+  shift 2
+  have "$key" && return 1
+  "$@" >"$_out" 2>"$_err" || got=$?
+  if [ "$got" = 126 ] && [ -s "$_err" ]; then
+    pass "$name fails closed without $key (126): $(head -1 "$_err" | cut -c1-140)"
+  else
+    fail "$name without $key: exit $got, wanted 126 with a reason"
+    sed 's/^/    | /' "$_err" | head -3
+  fi
+  skip "$key: $name needs it"
+  return 0
+}
+
 # profile: the whole profile, one "key yes|no" line each (the summary, docs).
 SBX_PROFILE_KEYS="root nonroot x86_64 probes userns mountns landlock landlock4 landlock6 seccomp
   seccomp_notify guard supervisor cgroup2 cgroup2_ctrl sys_resource i386 x32 shm io_uring io_uring_socket tun tun_make loop loop_attach core_pattern_w pty ptmx ptrace ptrace0 sys_ptrace tiocsti
