@@ -872,6 +872,119 @@ int sbx_rootfs_proc_read_only(int *sys_errno)
     return -1;
 }
 
+/* File systems that are the kernel's own interfaces: through a writable
+ * mount of one, uid 0 sets sysctls (core_pattern runs a helper outside every
+ * sandbox), registers binfmt handlers, writes device and cgroup settings. */
+static const char *const kernel_fs[] = {"proc",     "sysfs",   "securityfs", "debugfs",
+                                        "tracefs",  "configfs", "cgroup",    "cgroup2",
+                                        "bpf",      "pstore",  "efivarfs",   "binfmt_misc",
+                                        "fusectl"};
+
+static int beneath_dir(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* One line of /proc/self/mountinfo: a kernel file system mounted outside
+ * /proc and /sys (each handled on its own above) is made read-only, with
+ * whatever is mounted beneath it. The mount point's \ooo escapes are
+ * undone in place. */
+static int kernel_mount_line(char *line, int *sys_errno)
+{
+    uint64_t ro[4] = SBX_MOUNT_ATTR_READ_ONLY;
+    char *f[5], *sep, *type, *end, *r, *w;
+    size_t i, k;
+    for (i = 0, r = line; i < 5; i++) {
+        f[i] = r;
+        r = strchr(r, ' ');
+        if (!r)
+            return 0;
+        *r++ = '\0';
+    }
+    sep = strstr(r, " - ");
+    if (!sep)
+        return 0;
+    type = sep + 3;
+    end = strchr(type, ' ');
+    if (end)
+        *end = '\0';
+    for (k = 0; k < sizeof kernel_fs / sizeof kernel_fs[0]; k++)
+        if (strcmp(type, kernel_fs[k]) == 0)
+            break;
+    if (k == sizeof kernel_fs / sizeof kernel_fs[0])
+        return 0;
+    for (r = w = f[4]; *r; w++) {
+        if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+            r[3] >= '0' && r[3] <= '7') {
+            *w = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+            r += 4;
+        } else {
+            *w = *r++;
+        }
+    }
+    *w = '\0';
+    if (f[4][0] != '/' || beneath_dir(f[4], "/proc") || beneath_dir(f[4], "/sys"))
+        return 0;
+    if (syscall(SYS_mount_setattr, AT_FDCWD, f[4], AT_RECURSIVE | AT_SYMLINK_NOFOLLOW, ro,
+                sizeof ro) == 0 ||
+        errno == ENOENT /* no path reaches it (its mount point was removed) */)
+        return 0;
+    return fail(sys_errno);
+}
+
+/* Every other mount of a kernel file system read-only: a build root's proc
+ * inside the project, a container's /host/sys (review r40 F3: the copy of
+ * /proc/sys in the project wrote the host's kernel.domainname, and so could
+ * core_pattern, in every mode). Read with read(2) into a buffer of its own:
+ * no allocation on this path. */
+static int kernel_mounts_read_only(int *sys_errno)
+{
+    char buf[16384], *start, *nl;
+    size_t have = 0, rest;
+    ssize_t n;
+    int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return errno == ENOENT ? 0 : fail(sys_errno); /* no proc here: no mount table */
+    for (;;) {
+        n = read(fd, buf + have, sizeof buf - 1 - have);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            fail(sys_errno);
+            break;
+        }
+        have += (size_t)n;
+        buf[have] = '\0';
+        start = buf;
+        while ((nl = memchr(start, '\n', have - (size_t)(start - buf))) != NULL) {
+            *nl = '\0';
+            if (kernel_mount_line(start, sys_errno) != 0)
+                goto out;
+            start = nl + 1;
+        }
+        rest = have - (size_t)(start - buf);
+        if (n == 0) {
+            if (rest == 0 || kernel_mount_line(start, sys_errno) == 0) {
+                close(fd);
+                return 0;
+            }
+            break;
+        }
+        if (rest == sizeof buf - 1) { /* one line longer than the buffer */
+            errno = ENAMETOOLONG;
+            fail(sys_errno);
+            break;
+        }
+        memmove(buf, start, rest);
+        have = rest;
+    }
+out:
+    close(fd);
+    return -1;
+}
+
 int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_keep,
                      int *sys_errno)
 {
@@ -912,6 +1025,8 @@ int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_
     if (syscall(SYS_mount_setattr, AT_FDCWD, "/sys", AT_RECURSIVE, attr, sizeof attr) != 0 &&
         errno != ENOENT && errno != EINVAL)
         return fail(sys_errno);
+    if (kernel_mounts_read_only(sys_errno) != 0)
+        return -1;
     if (narrow_dev(bind_nodes, sys_errno) != 0)
         return -1;
     return reenter_cwd(sys_errno);

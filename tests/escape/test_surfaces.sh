@@ -92,6 +92,26 @@ if have core_pattern_w; then
         expect_output_has "rw" "/proc/self/oom_score_adj is writable under $m" ;;
     esac
   done
+  # A second proc and sysfs, as a build root inside the project has them
+  # (review r40 F3): /proc/sys and /sys were read-only at their own paths
+  # only, and through the copy in the project root rewrote the host's
+  # kernel.core_pattern in every mode. Mounted in a private namespace of the
+  # test's, which the launcher then copies.
+  mkdir -p broot/proc broot/sys
+  second() {
+    unshare -m --propagation private sh -c \
+      'mount -t proc proc broot/proc && mount -t sysfs sysfs broot/sys && exec "$@"' - "$@"
+  }
+  expect_status 0 "root rewrites core_pattern through a second proc (broot/proc) unconfined" \
+    second "$S" rewrite broot/proc/sys/kernel/core_pattern
+  [ -n "$sysf" ] && expect_status 0 "root rewrites broot$sysf (a second sysfs) unconfined" \
+    second "$S" rewrite "broot$sysf"
+  for m in "${ESC_MODES[@]}"; do
+    expect_refused_any "core_pattern through a second proc under $m as root" "EROFS|EACCES" \
+      second "$L" "$m" -- "$S" rewrite broot/proc/sys/kernel/core_pattern
+    [ -n "$sysf" ] && expect_refused_any "broot$sysf (a second sysfs) under $m as root" "EROFS|EACCES" \
+      second "$L" "$m" -- "$S" rewrite "broot$sysf"
+  done
 else
   skip "core_pattern_w: core_pattern and /sys: this user cannot write them unconfined, the route is closed already (DAC)"
 fi
