@@ -68,10 +68,13 @@ int sbx_linux_prepare_resolved(const sbx_resolved *r, struct sbx_linux_plan *pla
     /* uid 0 keeps what only checks the uid: /proc/sys, /sys, the disks. */
     if (rc == SANDBOX_OK && sbx_rootfs_wanted(plan->drop_caps)) {
         int can = sbx_rootfs_check(warning, warning_size, err);
-        if (can < 0)
-            rc = can;
-        else
+        /* A refusal is a SANDBOX_E_* code, positive: before, it was taken
+         * for "can", and the namespace was tried anyway (and failed with a
+         * reason that named the wrong cause). */
+        if (can == 0 || can == 1)
             plan->rootfs = can;
+        else
+            rc = can;
     }
     /* Root owns the system's files: what Landlock leaves it (chmod, chown,
      * times, extended attributes) is refused by read-only mounts outside

@@ -183,9 +183,9 @@ int sbx_seccomp_select_userns(const sbx_resolved *r, const struct sbx_bpf_insn *
 
 /* 1 when the command keeps uid 0 in a confining mode (caps are dropped). */
 int sbx_rootfs_wanted(uint64_t drop_caps);
-/* Whether this process can build the namespace: 1 yes; 0 no, but /proc/sys
- * and /sys are read-only already (a warning says /dev is not narrowed);
- * SANDBOX_E_UNSUPPORTED (negative) when neither. */
+/* Whether this process can build the namespace: 1 yes; 0 no, but every
+ * mount of a kernel file system is read-only already (a warning says /dev
+ * is not narrowed); SANDBOX_E_UNSUPPORTED, err set, when neither. */
 int sbx_rootfs_check(char *warning, size_t warning_size, sandbox_error *err);
 /* The trees a confined root command's namespace keeps writable: the
  * writable roots (less those beneath another), /dev and, until the masks'

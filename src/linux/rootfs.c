@@ -159,10 +159,23 @@ static int read_only_mount(const char *path)
     return statvfs(path, &st) != 0 || (st.f_flag & ST_RDONLY);
 }
 
+static int kernel_mounts_scan(int apply, char *found, size_t found_size, int *sys_errno);
+
 int sbx_rootfs_check(char *warning, size_t warning_size, sandbox_error *err)
 {
+    char other[PATH_MAX + 32] = "";
+    int e = 0;
     if (has_sys_admin())
         return 1;
+    /* Another kernel file system mounted writable (a /host/proc): nothing
+     * here can make it read-only (review r40 F3). */
+    if (kernel_mounts_scan(0, other, sizeof other, &e) != 0)
+        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, e,
+                        "running as root without CAP_SYS_ADMIN, and %s is mounted writable: the "
+                        "sandbox cannot make it read-only, and a root command could write the "
+                        "kernel's settings through it; mount it read-only, run the launcher as a "
+                        "normal user, or with CAP_SYS_ADMIN; the command was not run",
+                        other[0] ? other : "the mount table cannot be read, so nothing");
     /* A container that withheld CAP_SYS_ADMIN from its root has, as a rule,
      * mounted /proc/sys and /sys read-only itself: accept only that. */
     if (read_only_mount("/proc/sys") && read_only_mount("/sys")) {
@@ -887,22 +900,25 @@ static int beneath_dir(const char *path, const char *dir)
 }
 
 /* One line of /proc/self/mountinfo: a kernel file system mounted outside
- * /proc and /sys (each handled on its own above) is made read-only, with
- * whatever is mounted beneath it. The mount point's \ooo escapes are
- * undone in place. */
-static int kernel_mount_line(char *line, int *sys_errno)
+ * /proc and /sys (each handled on its own) is made read-only, with whatever
+ * is mounted beneath it (apply), or, when it is writable, named in `found`
+ * and 1 returned (a check: no namespace of root's to make it read-only in).
+ * The mount point's \ooo escapes are undone in place. */
+static int kernel_mount_line(char *line, int apply, char *found, size_t found_size,
+                             int *sys_errno)
 {
     uint64_t ro[4] = SBX_MOUNT_ATTR_READ_ONLY;
-    char *f[5], *sep, *type, *end, *r, *w;
+    char *f[6], *sep, *type, *end, *r, *w;
     size_t i, k;
-    for (i = 0, r = line; i < 5; i++) {
+    for (i = 0, r = line; i < 6; i++) {
         f[i] = r;
         r = strchr(r, ' ');
         if (!r)
             return 0;
         *r++ = '\0';
     }
-    sep = strstr(r, " - ");
+    /* Optional fields, if any, then "- TYPE SOURCE OPTIONS". */
+    sep = strncmp(r, "- ", 2) == 0 ? r - 1 : strstr(r, " - ");
     if (!sep)
         return 0;
     type = sep + 3;
@@ -926,6 +942,12 @@ static int kernel_mount_line(char *line, int *sys_errno)
     *w = '\0';
     if (f[4][0] != '/' || beneath_dir(f[4], "/proc") || beneath_dir(f[4], "/sys"))
         return 0;
+    if (!apply) {
+        if (strncmp(f[5], "rw", 2) != 0 || (f[5][2] != ',' && f[5][2] != '\0'))
+            return 0;
+        snprintf(found, found_size, "%s (%s)", f[4], type);
+        return 1;
+    }
     if (syscall(SYS_mount_setattr, AT_FDCWD, f[4], AT_RECURSIVE | AT_SYMLINK_NOFOLLOW, ro,
                 sizeof ro) == 0 ||
         errno == ENOENT /* no path reaches it (its mount point was removed) */)
@@ -938,12 +960,12 @@ static int kernel_mount_line(char *line, int *sys_errno)
  * /proc/sys in the project wrote the host's kernel.domainname, and so could
  * core_pattern, in every mode). Read with read(2) into a buffer of its own:
  * no allocation on this path. */
-static int kernel_mounts_read_only(int *sys_errno)
+static int kernel_mounts_scan(int apply, char *found, size_t found_size, int *sys_errno)
 {
     char buf[16384], *start, *nl;
     size_t have = 0, rest;
     ssize_t n;
-    int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+    int rc = -1, fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 
     if (fd < 0)
         return errno == ENOENT ? 0 : fail(sys_errno); /* no proc here: no mount table */
@@ -952,29 +974,28 @@ static int kernel_mounts_read_only(int *sys_errno)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            fail(sys_errno);
+            rc = fail(sys_errno);
             break;
         }
+        rc = 0;
         have += (size_t)n;
         buf[have] = '\0';
         start = buf;
         while ((nl = memchr(start, '\n', have - (size_t)(start - buf))) != NULL) {
             *nl = '\0';
-            if (kernel_mount_line(start, sys_errno) != 0)
+            if ((rc = kernel_mount_line(start, apply, found, found_size, sys_errno)) != 0)
                 goto out;
             start = nl + 1;
         }
         rest = have - (size_t)(start - buf);
         if (n == 0) {
-            if (rest == 0 || kernel_mount_line(start, sys_errno) == 0) {
-                close(fd);
-                return 0;
-            }
-            break;
+            if (rest)
+                rc = kernel_mount_line(start, apply, found, found_size, sys_errno);
+            goto out;
         }
         if (rest == sizeof buf - 1) { /* one line longer than the buffer */
             errno = ENAMETOOLONG;
-            fail(sys_errno);
+            rc = fail(sys_errno);
             break;
         }
         memmove(buf, start, rest);
@@ -982,7 +1003,12 @@ static int kernel_mounts_read_only(int *sys_errno)
     }
 out:
     close(fd);
-    return -1;
+    return rc;
+}
+
+static int kernel_mounts_read_only(int *sys_errno)
+{
+    return kernel_mounts_scan(1, NULL, 0, sys_errno);
 }
 
 int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_keep,

@@ -112,6 +112,28 @@ if have core_pattern_w; then
     [ -n "$sysf" ] && expect_refused_any "broot$sysf (a second sysfs) under $m as root" "EROFS|EACCES" \
       second "$L" "$m" -- "$S" rewrite "broot$sysf"
   done
+  # Root without CAP_SYS_ADMIN makes no namespace of its own: it runs only
+  # where the kernel's settings are read-only already, and since review r40
+  # F3 that means every mount of them, a second proc included.
+  nosa() { # nosa EXTRA-MOUNTS CMD...: /proc/sys and /sys read-only, CAP_SYS_ADMIN gone
+    local extra=$1
+    shift
+    unshare -m --propagation private sh -c 'mount --bind /proc/sys /proc/sys &&
+      mount -o remount,bind,ro /proc/sys && mount -o remount,bind,ro /sys && '"$extra"'
+      exec setpriv --bounding-set=-sys_admin "$@"' - "$@"
+  }
+  expect_status 0 "root without CAP_SYS_ADMIN, /proc/sys and /sys read-only: runs" \
+    nosa "" "$L" --sandbox -- true
+  expect_status 126 "root without CAP_SYS_ADMIN, a second proc mounted writable: refused" \
+    nosa "mount -t proc proc broot/proc &&" "$L" --sandbox -- true
+  grep -q "broot/proc (proc) is mounted writable" "$_err" && pass "  ...naming it" ||
+    fail "  ...$(head -2 "$_err")"
+  # /proc/sys writable: refused for that reason (the refusal's code was taken
+  # for "can build the namespace", which then failed naming another cause).
+  expect_status 126 "root without CAP_SYS_ADMIN, /proc/sys writable: refused" \
+    unshare -m --propagation private setpriv --bounding-set=-sys_admin "$L" --sandbox -- true
+  grep -q "without CAP_SYS_ADMIN, and /proc/sys or /sys is writable" "$_err" && pass "  ...saying why" ||
+    fail "  ...$(head -2 "$_err")"
 else
   skip "core_pattern_w: core_pattern and /sys: this user cannot write them unconfined, the route is closed already (DAC)"
 fi
