@@ -9,6 +9,17 @@
 # unconfined first (the check can fail), refused confined, reopened by
 # --allow-unix alone, and an ordinary socket (an agent's) stays open.
 # Checked from outside: what the command printed of its connects.
+#
+# As root the listeners sit at the system's own paths (/run/docker.sock...):
+# over a tmpfs /run in a mount namespace of this test's own, so no test
+# running at the same time meets them. A nobody's --sandbox there needed
+# masks for them, and exited 126 where user namespaces are refused (the
+# fresh root's chroot run: test_unix_endpoints.nobody and
+# test_unix_abstract.nobody failed beside this test).
+if [ "$(id -u)" = 0 ] && [ -z "${SBX_PRIVATE_RUN:-}" ] && unshare -m true 2>/dev/null; then
+  exec env SBX_PRIVATE_RUN=1 unshare -m --propagation private \
+    sh -c 'mount -t tmpfs -o mode=755 sbx-run /run && exec bash "$0"' "$0"
+fi
 . "$SBX_TESTLIB"
 
 have python3 || { skip "python3: the listeners are Python"; finish; }
