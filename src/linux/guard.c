@@ -410,6 +410,11 @@ static unsigned long mount_id(int fd)
     return v;
 }
 
+/* Not an errno: the directory cannot be reached by its name from the guard
+ * (no search permission on the way): refused with EACCES, recorded as no
+ * protected name. From same_place through check_name only. */
+#define GUARD_UNSEEN (-3)
+
 /* Short of descriptors or memory: the guard's own state, which says
  * nothing about the name (review r35 F3: answered EACCES, a supervisor
  * kept short by threads asleep in their SIGSYS handler recorded every new
@@ -427,8 +432,14 @@ static int same_place(int dirfd, const char *path)
     if (path[0] != '/')
         return EACCES; /* "anon_inode:", an unreachable directory */
     fd = openat(AT_FDCWD, path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT || guard_short(errno) ? errno : EACCES;
+    if (fd < 0) {
+        if (errno == ENOENT || guard_short(errno))
+            return errno;
+        /* Not searchable by that path (the command made an ancestor of its
+         * working directory mode 000, review r40 F2): the guard cannot see
+         * the place, so nothing is made, but no protection refused it. */
+        return errno == EACCES || errno == EPERM ? GUARD_UNSEEN : EACCES;
+    }
     errno = 0;
     ma = mount_id(dirfd);
     mb = ma ? mount_id(fd) : 0;
@@ -811,7 +822,7 @@ static int check_name(const struct guard_req *q, int dirfd, const char *name, si
         return ENAMETOOLONG;
     full[n] = '\0';
     if ((e = same_place(dirfd, full)) != 0)
-        return e == EACCES ? refuse(q, full, (size_t)n) : e;
+        return e == GUARD_UNSEEN ? EACCES : e == EACCES ? refuse(q, full, (size_t)n) : e;
     dlen = (size_t)n;
     if (!(n == 1 && full[0] == '/'))
         full[n++] = '/';

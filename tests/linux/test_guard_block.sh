@@ -193,6 +193,21 @@ sys.exit(0 if a=={("socket","SIGSYS"):1} else 1)' "$_scratch/busy$1.json" 2>/dev
   # recorded as nothing.
   expect_status 0 "unconfined: 40 names made while 40 threads call socket()" \
     "$P/sigsys_fate" hog-create 40
+  # Review r40 F2: the same class without a shortage. The command makes an
+  # ancestor of its working directory mode 000: the kernel still makes names
+  # there (the directory is held), but the guard reopens it by its path,
+  # could not, and recorded each new name as a protected one. It still
+  # refuses (it cannot check the place), now recorded as nothing.
+  mkdir -p "$proj/anc/a/b"
+  anc="cd '$proj/anc/a/b' && chmod 000 '$proj/anc/a'; echo hi > f-\$0; r=\$?; chmod 755 '$proj/anc/a'; exit \$r"
+  expect_status 0 "unconfined: a name made below an ancestor made mode 000" sh -c "$anc" ctl
+  "${S[@]}" --outcome-fd 3 -- sh -c "$anc" g 3>"$_scratch/anc.json" >/dev/null 2>&1
+  if /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+sys.exit(1 if any(r["kind"] == "protected_name" for r in d["records"]) else 0)' "$_scratch/anc.json"; then
+    pass "  ...guarded: no protected name recorded for it"
+  else
+    fail "  ...guarded: recorded as a protected name: $(head -c 400 "$_scratch/anc.json")"
+  fi
   for n in 40 70; do
     out=$(timeout 120 sh -c 'ulimit -n 40 && exec "$@"' - "${S[@]}" --outcome-fd 3 -- \
       "$P/sigsys_fate" hog-create "$n" 3>"$_scratch/hc$n.json" 2>&1) && got=0 || got=$?
