@@ -2643,7 +2643,11 @@ static void in_view(char *path, const struct stat *st)
 {
     struct stat view;
     char *p;
-    if (stat(path, &view) == 0 && view.st_dev == st->st_dev && view.st_ino == st->st_ino)
+    /* Only a name the view does not have at all: one that reaches another
+     * inode there is masked, or another file, and stays refused (review
+     * r41 F3: a hard link at an ending of a masked .env's name let the
+     * descriptor through, and /proc/self/fd/N wrote the secret). */
+    if (stat(path, &view) == 0 || errno != ENOENT)
         return;
     for (p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/'))
         if (stat(p, &view) == 0 && view.st_dev == st->st_dev && view.st_ino == st->st_ino) {
