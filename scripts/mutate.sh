@@ -49,7 +49,11 @@ MUTATIONS=(
   'refusal-no-room|src/linux/refusal.c|    return ok;|    (void)ok;\n    return 1;'
   'refusal-wait-status-ignored|src/linux/refusal.c|    return st >= 0 \&\& WIFSIGNALED(st) \&\& WTERMSIG(st) == SIGSYS ? SBX_ACT_SIGSYS : SBX_ACT_ENDED;|    (void)st;\n    return SBX_ACT_SIGSYS;'
   'records-drop-uncounted|src/linux/records.c|        if (a->dropped < UINT32_MAX)\n            a->dropped++;\n        return;|        return;'
-  'describe-status-certain|src/describe.c|            return copy_out(buf, size, net_sigsys_hedged);|            return copy_out(buf, size, "blocked by the network sandbox: SIGSYS.");'
+  'describe-status-certain|src/describe.c|            return copy_out(buf, size, net_sigsys_hedged);|            return copy_out(buf, size, ((void)net_sigsys_hedged, "blocked by the network sandbox: SIGSYS."));'
+  'rootfs-harden-skipped|src/linux/rootfs.c|    if (harden_mounts(in_chroot, keep, n_keep, sys_errno) != 0)|    if (0 \&\& harden_mounts(in_chroot, keep, n_keep, sys_errno) != 0)'
+  'rootfs-own-devices-noop|src/linux/rootfs.c|    if (sbx_fd_each(0, reopen_mem_device, \&e) != 0) {|    if (0 \&\& sbx_fd_each(0, reopen_mem_device, \&e) != 0) {'
+  'rootfs-proc-ro-skipped|src/linux/rootfs.c|    if (syscall(SYS_mount_setattr, AT_FDCWD, "/proc", AT_RECURSIVE, ro, sizeof ro) == 0)|    if (1 \|\| syscall(SYS_mount_setattr, AT_FDCWD, "/proc", AT_RECURSIVE, ro, sizeof ro) == 0)'
+  'guard-backlog-unused|src/linux/guardwork.c|        if (s->n_backlog >= SBX_GUARD_BACKLOG)\n            return EAGAIN;|        return EAGAIN;'
 )
 
 work=$(mktemp -d /tmp/sbx-mutate.XXXXXX)
