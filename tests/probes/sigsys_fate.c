@@ -160,33 +160,56 @@ static void *busy_thread(void *arg)
     return NULL;
 }
 
-static int busy(int n)
-{
-    static const char fifo[] = "sbx-busy-fifo";
-    struct sigaction sa;
-    pthread_t t;
-    pid_t *kid = calloc((size_t)n + 1, sizeof *kid);
-    int i, rd;
+static const char busy_fifo[] = "sbx-busy-fifo";
 
-    (void)unlink(fifo);
-    if (!kid || mkfifo(fifo, 0600) != 0) {
+/* N children open the FIFO for writing with O_CREAT before any reader:
+ * their pids, or NULL. */
+static pid_t *start_writers(int n)
+{
+    pid_t *kid = calloc((size_t)n + 1, sizeof *kid);
+    int i;
+    (void)unlink(busy_fifo);
+    if (!kid || mkfifo(busy_fifo, 0600) != 0) {
         free(kid);
-        return 3;
+        return NULL;
     }
     for (i = 0; i < n; i++) {
         if ((kid[i] = fork()) < 0) {
             free(kid);
-            return 3;
+            return NULL;
         }
         if (kid[i] == 0)
-            _exit(open(fifo, O_WRONLY | O_CREAT, 0600) < 0);
+            _exit(open(busy_fifo, O_WRONLY | O_CREAT, 0600) < 0);
     }
+    return kid;
+}
+
+/* A reader lets the writers through; each is waited for. */
+static void end_writers(pid_t *kid, int n)
+{
+    int i, rd = open(busy_fifo, O_RDONLY | O_NONBLOCK);
+    for (i = 0; i < n; i++)
+        waitpid(kid[i], NULL, 0);
+    if (rd >= 0)
+        close(rd);
+    (void)unlink(busy_fifo);
+    free(kid);
+}
+
+static int busy(int n)
+{
+    struct sigaction sa;
+    pthread_t t;
+    pid_t *kid = start_writers(n);
+
+    if (!kid)
+        return 3;
     sleep(1);
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_usr1; /* no SA_RESTART: an unreceived call returns EINTR */
     sigaction(SIGUSR1, &sa, NULL);
     if (pthread_create(&t, NULL, busy_thread, NULL) != 0) {
-        free(kid);
+        end_writers(kid, n);
         return 3;
     }
     usleep(300000);
@@ -195,13 +218,7 @@ static int busy(int n)
     printf("busy: socket returned %ld errno %d, the process lives\n", busy_rc,
            busy_rc < 0 ? busy_errno : 0);
     fflush(stdout);
-    rd = open(fifo, O_RDONLY | O_NONBLOCK);
-    for (i = 0; i < n; i++)
-        waitpid(kid[i], NULL, 0);
-    if (rd >= 0)
-        close(rd);
-    (void)unlink(fifo);
-    free(kid);
+    end_writers(kid, n);
     if (busy_rc >= 0)
         close((int)busy_rc);
     return 1;
@@ -211,24 +228,18 @@ static int busy(int n)
  * alarm if one waits); exit 0 when all M came back EAGAIN. */
 static int busy_past(int n, int m)
 {
-    static const char fifo[] = "sbx-busy-fifo";
     struct timespec t0, t1;
-    pid_t *kid = calloc((size_t)n + 1, sizeof *kid), c;
-    int i, rd, st = 0, pfd[2];
+    pid_t *kid, c;
+    int i, st = 0, pfd[2];
     long res[2] = {0, 0};
 
-    (void)unlink(fifo);
-    if (!kid || mkfifo(fifo, 0600) != 0 || pipe(pfd) != 0) {
-        free(kid);
+    if (pipe(pfd) != 0)
         return 3;
-    }
-    for (i = 0; i < n; i++) {
-        if ((kid[i] = fork()) < 0) {
-            free(kid);
-            return 3;
-        }
-        if (kid[i] == 0)
-            _exit(open(fifo, O_WRONLY | O_CREAT, 0600) < 0);
+    kid = start_writers(n);
+    if (!kid) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return 3;
     }
     sleep(2);
     if ((c = fork()) == 0) {
@@ -236,7 +247,7 @@ static int busy_past(int n, int m)
         alarm(60);
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (i = 0; i < m; i++) {
-            int fd = open(fifo, O_WRONLY | O_CREAT, 0600);
+            int fd = open(busy_fifo, O_WRONLY | O_CREAT, 0600);
             if (fd >= 0)
                 close(fd);
             else if (errno == EAGAIN)
@@ -254,13 +265,7 @@ static int busy_past(int n, int m)
         printf("busy-past: %d opens, %ld EAGAIN in %ld ms\n", m, res[0], res[1]);
     fflush(stdout);
     close(pfd[0]);
-    rd = open(fifo, O_RDONLY | O_NONBLOCK);
-    for (i = 0; i < n; i++)
-        waitpid(kid[i], NULL, 0);
-    if (rd >= 0)
-        close(rd);
-    (void)unlink(fifo);
-    free(kid);
+    end_writers(kid, n);
     return res[0] == m ? 0 : 1;
 }
 
