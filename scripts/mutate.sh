@@ -53,6 +53,11 @@ MUTATIONS=(
   'rootfs-harden-skipped|src/linux/rootfs.c|    if (harden_mounts(in_chroot, keep, n_keep, sys_errno) != 0)|    if (0 \&\& harden_mounts(in_chroot, keep, n_keep, sys_errno) != 0)'
   'rootfs-own-devices-noop|src/linux/rootfs.c|    if (sbx_fd_each(0, reopen_mem_device, \&e) != 0) {|    if (0 \&\& sbx_fd_each(0, reopen_mem_device, \&e) != 0) {'
   'rootfs-proc-ro-skipped|src/linux/rootfs.c|    if (syscall(SYS_mount_setattr, AT_FDCWD, "/proc", AT_RECURSIVE, ro, sizeof ro) == 0)|    if (1 \|\| syscall(SYS_mount_setattr, AT_FDCWD, "/proc", AT_RECURSIVE, ro, sizeof ro) == 0)'
+  'rootfs-slave|src/linux/rootfs.c|    if (mount(NULL, "/", NULL, MS_REC \| MS_PRIVATE, NULL) != 0) {|    if (mount(NULL, "/", NULL, MS_REC \| MS_SLAVE, NULL) != 0) {'
+  'rootfs-check-skips-proc-sys|src/linux/rootfs.c|              : strcmp(f[4], "/proc") == 0 \&\& strcmp(type, "proc") == 0)|              : beneath_dir(f[4], "/proc") \|\| beneath_dir(f[4], "/sys"))'
+  'rootfs-check-proc-paths-skipped|src/linux/rootfs.c|        if (lstat(proc_needs_ro[i], \&st) == 0 \&\& !read_only_mount(proc_needs_ro[i]))|        if (0 \&\& lstat(proc_needs_ro[i], \&st) == 0 \&\& !read_only_mount(proc_needs_ro[i]))'
+  'rootfs-hidden-setattr|src/linux/rootfs.c|    if (!reaches_mount(f[4], f[0]))\n        return 0;\n|'
+  'rootfs-long-line-refused|src/linux/rootfs.c|            if (!skip \&\& (rc = kernel_mount_line(start, 0, apply, found, found_size,|            errno = ENAMETOOLONG;\n            if ((rc = fail(sys_errno)) != 0 \&\& (rc = kernel_mount_line(start, 0, apply, found, found_size,'
   'guard-backlog-unused|src/linux/guardwork.c|        if (s->n_backlog >= SBX_GUARD_BACKLOG)\n            return EAGAIN;|        return EAGAIN;'
 )
 

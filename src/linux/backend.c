@@ -263,9 +263,12 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
     }
     /* Root's namespace needs CAP_SYS_ADMIN (dropped next); the masks' user
      * namespace, if any, nests inside it and inherits its read-only mounts. */
-    if (plan->rootfs && sbx_rootfs_apply(plan->rootfs == SBX_ROOTFS_BIND_NODES, plan->keep,
-                                         plan->n_keep, sys_errno) != 0)
-        return SBX_STEP_ROOTFS;
+    if (plan->rootfs) {
+        int r = sbx_rootfs_apply(plan->rootfs == SBX_ROOTFS_BIND_NODES, plan->keep, plan->n_keep,
+                                 sys_errno);
+        if (r != 0)
+            return r == -2 ? SBX_STEP_KERNEL_MOUNTS : SBX_STEP_ROOTFS;
+    }
     /* In root's namespace, before the capability drop that locks them. */
     if (plan->rootfs && sbx_unix_mask_apply(&plan->unix_eps, sys_errno) != 0)
         return SBX_STEP_ROOTFS;
@@ -374,6 +377,16 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                                          "made nodev: create one of them in it, or run the "
                                          "command as a normal user)"
                                        : "");
+    case SBX_STEP_KERNEL_MOUNTS:
+        return sbx_fail(err, SANDBOX_E_SYSTEM, e,
+                        "cannot make a kernel file system mounted outside /proc and /sys (a second "
+                        "proc, sysfs, cgroup or debugfs; /proc/self/mountinfo lists them) "
+                        "read-only for a root command: %s%s",
+                        strerror(e),
+                        e == ENAMETOOLONG ? " (its mount point is longer than PATH_MAX, so it "
+                                            "cannot be named: unmount it, or run the command as a "
+                                            "normal user)"
+                                          : " (unmount it, or run the command as a normal user)");
     case SBX_STEP_CORE:
         return sbx_fail(err, SANDBOX_E_SYSTEM, e, "cannot switch core dumps off: %s",
                         strerror(e));

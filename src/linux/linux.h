@@ -123,7 +123,8 @@ enum sbx_step {
     SBX_STEP_FD_FILE = 11, /* a file the namespace hides or makes read-only */
     SBX_STEP_SUPERVISOR = 12, /* a supervised run without the guard: fork, listener */
     SBX_STEP_LIMITS = 13,     /* the run's cgroup and rlimits (reslimits.c) */
-    SBX_STEP_FD_DEV = 14      /* a block device inherited open: reopened on the host's /dev */
+    SBX_STEP_FD_DEV = 14,     /* a block device inherited open: reopened on the host's /dev */
+    SBX_STEP_KERNEL_MOUNTS = 15 /* root: another mount of a kernel fs left writable */
 };
 
 /* Build the plan. On success the caller owns plan->ruleset_fd (release with
@@ -197,7 +198,8 @@ int sbx_rootfs_keep_plan(const sbx_resolved *r, struct sbx_keep_tree **keep, siz
 void sbx_rootfs_keep_free(struct sbx_keep_tree *keep, size_t n);
 /* Enter the namespace and narrow it; `bind_nodes`: bind the host's device
  * nodes instead of making them; with `keep` (n_keep > 0), every mount but
- * those trees read-only. Async-signal-safe. 0, or -1 with *sys_errno set. */
+ * those trees read-only. Async-signal-safe. 0, or -1 with *sys_errno set;
+ * -2 when another mount of a kernel file system could not be made read-only. */
 int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_keep,
                      int *sys_errno);
 /* /proc read-only with everything beneath it, in a confined root run with

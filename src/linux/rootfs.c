@@ -161,14 +161,36 @@ static int read_only_mount(const char *path)
 
 static int kernel_mounts_scan(int apply, char *found, size_t found_size, int *sys_errno);
 
+/* The parts of /proc through which uid 0 alone, without CAP_SYS_ADMIN,
+ * changes the host: sysctls, the SysRq trigger (a crash), interrupt
+ * affinity, ACPI wakeup; container runtimes mount each read-only (Docker's
+ * and the OCI default's readonly and masked paths). Absent is as good. */
+static const char *const proc_needs_ro[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq",
+                                            "/proc/bus", "/proc/fs", "/proc/acpi"};
+
 int sbx_rootfs_check(char *warning, size_t warning_size, sandbox_error *err)
 {
     char other[PATH_MAX + 32] = "";
+    struct stat st;
+    size_t i;
     int e = 0;
     if (has_sys_admin())
         return 1;
-    /* Another kernel file system mounted writable (a /host/proc): nothing
-     * here can make it read-only (review r40 F3). */
+    /* A container that withheld CAP_SYS_ADMIN from its root has, as a rule,
+     * mounted the kernel's settings read-only itself: accept only that. */
+    for (i = 0; i < sizeof proc_needs_ro / sizeof proc_needs_ro[0]; i++)
+        if (lstat(proc_needs_ro[i], &st) == 0 && !read_only_mount(proc_needs_ro[i]))
+            return sbx_fail(err, SANDBOX_E_UNSUPPORTED, EPERM,
+                            "running as root without CAP_SYS_ADMIN, and %s is writable: the "
+                            "sandbox cannot make it read-only, and a root command could change "
+                            "the host's kernel through it (kernel.core_pattern runs a program "
+                            "outside every sandbox); mount it read-only, run the launcher as a "
+                            "normal user, or with CAP_SYS_ADMIN; the command was not run",
+                            proc_needs_ro[i]);
+    /* Every mount of a kernel file system, /sys and those beneath /sys and
+     * /proc included (a writable cgroup under a read-only /sys, binfmt_misc
+     * under a read-only /proc/sys: review r41 F1), and a /host/proc
+     * elsewhere (review r40 F3); /proc itself only through the paths above. */
     if (kernel_mounts_scan(0, other, sizeof other, &e) != 0)
         return sbx_fail(err, SANDBOX_E_UNSUPPORTED, e,
                         "running as root without CAP_SYS_ADMIN, and %s is mounted writable: the "
@@ -176,19 +198,10 @@ int sbx_rootfs_check(char *warning, size_t warning_size, sandbox_error *err)
                         "kernel's settings through it; mount it read-only, run the launcher as a "
                         "normal user, or with CAP_SYS_ADMIN; the command was not run",
                         other[0] ? other : "the mount table cannot be read, so nothing");
-    /* A container that withheld CAP_SYS_ADMIN from its root has, as a rule,
-     * mounted /proc/sys and /sys read-only itself: accept only that. */
-    if (read_only_mount("/proc/sys") && read_only_mount("/sys")) {
-        sbx_warn(warning, warning_size,
-                 "running as root without CAP_SYS_ADMIN: /dev is not narrowed, so block "
-                 "devices readable here stay readable (/proc/sys and /sys are read-only already)");
-        return 0;
-    }
-    return sbx_fail(err, SANDBOX_E_UNSUPPORTED, EPERM,
-                    "running as root without CAP_SYS_ADMIN, and /proc/sys or /sys is writable: "
-                    "the sandbox cannot make them read-only, and a root command could write "
-                    "kernel.core_pattern; run the launcher as a normal user, or with "
-                    "CAP_SYS_ADMIN; the command was not run");
+    sbx_warn(warning, warning_size,
+             "running as root without CAP_SYS_ADMIN: /dev is not narrowed, so block "
+             "devices readable here stay readable (the kernel's settings are read-only already)");
+    return 0;
 }
 
 static int fail(int *sys_errno)
@@ -556,7 +569,7 @@ static int here(struct statx *st)
  * flags be set through "/". This namespace is the launcher's alone and it
  * still holds CAP_SYS_CHROOT: step out to the namespace's own root (chroot
  * into a subdirectory, then ".." past the old root until ".." stays on the
- * same mount and inode), there make every mount a slave (attr NULL) or set
+ * same mount and inode), there make every mount private (attr NULL) or set
  * `attr` on every mount, and come back through descriptors taken first.
  * The command runs only after the return; any failure is the step's error. */
 static int from_namespace_root(const uint64_t *attr, int *sys_errno)
@@ -611,7 +624,7 @@ static int from_namespace_root(const uint64_t *attr, int *sys_errno)
     /* From the namespace's root: the chroot's mounts and the one holding it. */
     if (chroot(".") != 0 ||
         (attr ? syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, attr, 4 * sizeof *attr)
-              : mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) != 0) {
+              : mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) != 0) {
         fail(sys_errno);
         goto back;
     }
@@ -899,12 +912,31 @@ static int beneath_dir(const char *path, const char *dir)
     return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+/* Whether `path` reaches the mount numbered `id` in mountinfo: not when a
+ * later mount covers it (overmounted: no name reaches it, for the command
+ * either) or its mount point is gone. Where the kernel cannot say (before
+ * Linux 5.8), it does. */
+static int reaches_mount(const char *path, const char *id)
+{
+    struct statx st;
+    char *end;
+    unsigned long long want = strtoull(id, &end, 10);
+
+    if (syscall(SYS_statx, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_MNT_ID,
+                &st) != 0)
+        return errno != ENOENT;
+    return !(st.stx_mask & STATX_MNT_ID) || *end != '\0' || st.stx_mnt_id == want;
+}
+
 /* One line of /proc/self/mountinfo: a kernel file system mounted outside
  * /proc and /sys (each handled on its own) is made read-only, with whatever
- * is mounted beneath it (apply), or, when it is writable, named in `found`
- * and 1 returned (a check: no namespace of root's to make it read-only in).
- * The mount point's \ooo escapes are undone in place. */
-static int kernel_mount_line(char *line, int apply, char *found, size_t found_size,
+ * is mounted beneath it (apply); or, in a check (no namespace of root's to
+ * make it read-only in), any such mount but /proc itself that is writable,
+ * beneath /proc and /sys too, is named in `found` and 1 returned. A line
+ * cut short (`whole` 0) is enough when its type is complete: the fields
+ * needed come before the long ones. The mount point's \ooo escapes are
+ * undone in place. */
+static int kernel_mount_line(char *line, int whole, int apply, char *found, size_t found_size,
                              int *sys_errno)
 {
     uint64_t ro[4] = SBX_MOUNT_ATTR_READ_ONLY;
@@ -914,17 +946,19 @@ static int kernel_mount_line(char *line, int apply, char *found, size_t found_si
         f[i] = r;
         r = strchr(r, ' ');
         if (!r)
-            return 0;
+            goto cut;
         *r++ = '\0';
     }
     /* Optional fields, if any, then "- TYPE SOURCE OPTIONS". */
     sep = strncmp(r, "- ", 2) == 0 ? r - 1 : strstr(r, " - ");
     if (!sep)
-        return 0;
+        goto cut;
     type = sep + 3;
     end = strchr(type, ' ');
     if (end)
         *end = '\0';
+    else if (!whole)
+        goto cut;
     for (k = 0; k < sizeof kernel_fs / sizeof kernel_fs[0]; k++)
         if (strcmp(type, kernel_fs[k]) == 0)
             break;
@@ -940,7 +974,12 @@ static int kernel_mount_line(char *line, int apply, char *found, size_t found_si
         }
     }
     *w = '\0';
-    if (f[4][0] != '/' || beneath_dir(f[4], "/proc") || beneath_dir(f[4], "/sys"))
+    if (f[4][0] != '/')
+        return 0;
+    if (apply ? beneath_dir(f[4], "/proc") || beneath_dir(f[4], "/sys")
+              : strcmp(f[4], "/proc") == 0 && strcmp(type, "proc") == 0)
+        return 0;
+    if (!reaches_mount(f[4], f[0]))
         return 0;
     if (!apply) {
         if (strncmp(f[5], "rw", 2) != 0 || (f[5][2] != ',' && f[5][2] != '\0'))
@@ -953,6 +992,12 @@ static int kernel_mount_line(char *line, int apply, char *found, size_t found_si
         errno == ENOENT /* no path reaches it (its mount point was removed) */)
         return 0;
     return fail(sys_errno);
+cut:
+    if (whole)
+        return 0; /* not a mount line: nothing to act on */
+    /* Its type is past the part read: a path beyond PATH_MAX. */
+    errno = ENAMETOOLONG;
+    return fail(sys_errno);
 }
 
 /* Every other mount of a kernel file system read-only: a build root's proc
@@ -962,10 +1007,12 @@ static int kernel_mount_line(char *line, int apply, char *found, size_t found_si
  * no allocation on this path. */
 static int kernel_mounts_scan(int apply, char *found, size_t found_size, int *sys_errno)
 {
-    char buf[16384], *start, *nl;
+    /* A line's start up to its type holds two paths of up to PATH_MAX, each
+     * up to four times as long with \ooo escapes. */
+    char buf[8 * PATH_MAX + 1024], *start, *nl;
     size_t have = 0, rest;
     ssize_t n;
-    int rc = -1, fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+    int rc = -1, skip = 0, fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 
     if (fd < 0)
         return errno == ENOENT ? 0 : fail(sys_errno); /* no proc here: no mount table */
@@ -983,20 +1030,26 @@ static int kernel_mounts_scan(int apply, char *found, size_t found_size, int *sy
         start = buf;
         while ((nl = memchr(start, '\n', have - (size_t)(start - buf))) != NULL) {
             *nl = '\0';
-            if ((rc = kernel_mount_line(start, apply, found, found_size, sys_errno)) != 0)
+            if (skip)
+                skip = 0; /* the end of a line cut short, acted on already */
+            else if ((rc = kernel_mount_line(start, 1, apply, found, found_size, sys_errno)) != 0)
                 goto out;
             start = nl + 1;
         }
         rest = have - (size_t)(start - buf);
         if (n == 0) {
-            if (rest)
-                rc = kernel_mount_line(start, apply, found, found_size, sys_errno);
+            if (rest && !skip)
+                rc = kernel_mount_line(start, 1, apply, found, found_size, sys_errno);
             goto out;
         }
-        if (rest == sizeof buf - 1) { /* one line longer than the buffer */
-            errno = ENAMETOOLONG;
-            rc = fail(sys_errno);
-            break;
+        if (rest == sizeof buf - 1) {
+            /* One line longer than the buffer (a file system's options:
+             * overlayfs lists its layers): its start is enough. */
+            if (!skip && (rc = kernel_mount_line(start, 0, apply, found, found_size,
+                                                 sys_errno)) != 0)
+                goto out;
+            skip = 1;
+            rest = 0;
         }
         memmove(buf, start, rest);
         have = rest;
@@ -1022,9 +1075,11 @@ int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_
     if (unshare(CLONE_NEWNS) != 0)
         return fail(sys_errno);
     /* Before any mount: nothing done below may propagate back to the host,
-     * while the host's new mounts still appear here. EINVAL: "/" is not a
-     * mount point (a chroot). */
-    if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0) {
+     * and nothing the host mounts later arrives here: it would come with its
+     * own flags, writable and with devices opening (a proc with core_pattern,
+     * a devtmpfs, a binfmt_misc beneath /proc/sys: reviews of issue 17 F3 and
+     * r41 F2). EINVAL: "/" is not a mount point (a chroot). */
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
         if (errno != EINVAL)
             return fail(sys_errno);
         if (from_namespace_root(NULL, sys_errno) != 0)
@@ -1033,15 +1088,6 @@ int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_
     }
     if (harden_mounts(in_chroot, keep, n_keep, sys_errno) != 0)
         return -1;
-    /* /proc and /sys take in nothing the host mounts later: a slave would
-     * receive a binfmt_misc mount (systemd mounts it on first access) read-
-     * write beneath the read-only /proc/sys, and a handler registered there
-     * runs outside the sandbox (review of issue 17, F3). */
-    if (mount(NULL, "/proc", NULL, MS_REC | MS_PRIVATE, NULL) != 0 && errno != EINVAL)
-        return fail(sys_errno);
-    if (mount(NULL, "/sys", NULL, MS_REC | MS_PRIVATE, NULL) != 0 && errno != EINVAL &&
-        errno != ENOENT)
-        return fail(sys_errno);
     for (i = 0; i < sizeof proc_ro / sizeof proc_ro[0]; i++)
         if (bind_read_only(proc_ro[i], sys_errno) != 0)
             return -1;
@@ -1052,7 +1098,7 @@ int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_
         errno != ENOENT && errno != EINVAL)
         return fail(sys_errno);
     if (kernel_mounts_read_only(sys_errno) != 0)
-        return -1;
+        return -2;
     if (narrow_dev(bind_nodes, sys_errno) != 0)
         return -1;
     return reenter_cwd(sys_errno);

@@ -112,27 +112,87 @@ if have core_pattern_w; then
     [ -n "$sysf" ] && expect_refused_any "broot$sysf (a second sysfs) under $m as root" "EROFS|EACCES" \
       second "$L" "$m" -- "$S" rewrite "broot$sysf"
   done
+  # A mountinfo line longer than any buffer (review r41 F4: one over 16 KB
+  # refused every root launch). An overlay whose source, mount point and
+  # layers are spaces (each escaped to four bytes) makes a 42 KB line; the
+  # second proc listed after it must still be found and made read-only.
+  longline() {
+    unshare -m --propagation private sh -c '
+      sp=$(printf "%250s" "")
+      d=lm lo=lo i=0
+      while [ $i -lt 14 ]; do i=$((i+1)); lo="$lo/$sp"; [ $i -le 12 ] && d="$d/$sp"; done
+      mkdir -p "$d" "$lo" lo2 broot/proc
+      mount -t overlay -o "lowerdir=$lo:lo2" "$(printf "%4000s" "")" "$d" || exit 5
+      awk "length(\$0) > 33792 { n++ } END { exit !n }" /proc/self/mountinfo || exit 6
+      mount -t proc proc broot/proc && exec "$@"' - "$@"
+  }
+  got=0
+  longline true 2>"$_err" || got=$?
+  if [ "$got" = 0 ]; then
+    expect_status 0 "unconfined, root rewrites core_pattern through a proc listed after a 42 KB line" \
+      longline "$S" rewrite broot/proc/sys/kernel/core_pattern
+    expect_status 0 "root runs with a 42 KB line in /proc/self/mountinfo (was: refused)" \
+      longline "$L" --sandbox -- true
+    for m in --no-network --sandbox; do
+      expect_refused_any "core_pattern through a proc listed after a 42 KB line, $m" "EROFS|EACCES" \
+        longline "$L" "$m" -- "$S" rewrite broot/proc/sys/kernel/core_pattern
+    done
+  else
+    skip "overlay: cannot mount the overlay that makes a long mountinfo line (exit $got): $(head -1 "$_err")"
+  fi
+  # A second proc overmounted (review r41 F4): no name reaches it, for the
+  # command either; making it read-only by its name failed (EINVAL) and
+  # refused every root launch.
+  expect_status 0 "root runs with a second proc hidden under a later mount (was: refused)" \
+    unshare -m --propagation private sh -c 'mount -t proc proc broot/proc && mount -t tmpfs t broot &&
+      mkdir broot/proc && exec "$@"' - "$L" --sandbox -- true
   # Root without CAP_SYS_ADMIN makes no namespace of its own: it runs only
-  # where the kernel's settings are read-only already, and since review r40
-  # F3 that means every mount of them, a second proc included.
-  nosa() { # nosa EXTRA-MOUNTS CMD...: /proc/sys and /sys read-only, CAP_SYS_ADMIN gone
+  # where the kernel's settings are read-only already: /proc/sys and the
+  # other /proc entries a container runtime makes read-only, and every
+  # mount of a kernel file system, a second proc (review r40 F3) and those
+  # beneath /sys and /proc (review r41 F1) included.
+  nosa() { # nosa EXTRA-MOUNTS CMD...: as a container runtime leaves it, CAP_SYS_ADMIN gone
     local extra=$1
     shift
-    unshare -m --propagation private sh -c 'mount --bind /proc/sys /proc/sys &&
-      mount -o remount,bind,ro /proc/sys && mount -o remount,bind,ro /sys && '"$extra"'
-      exec setpriv --bounding-set=-sys_admin "$@"' - "$@"
+    unshare -m --propagation private sh -c '
+      for p in /proc/sys /proc/sysrq-trigger /proc/irq /proc/bus /proc/fs /proc/acpi; do
+        [ -e "$p" ] || continue
+        mount --bind "$p" "$p" && mount -o remount,bind,ro "$p" || exit 3
+      done
+      findmnt -rn -o TARGET -R /sys >"$0/sysmounts" || exit 3
+      while read -r t; do mount -o remount,bind,ro "$t" || exit 3; done <"$0/sysmounts"
+      '"$extra"'
+      exec setpriv --bounding-set=-sys_admin "$@"' "$_scratch" "$@"
   }
-  expect_status 0 "root without CAP_SYS_ADMIN, /proc/sys and /sys read-only: runs" \
+  expect_status 0 "root without CAP_SYS_ADMIN, the kernel's settings read-only: runs" \
     nosa "" "$L" --sandbox -- true
   expect_status 126 "root without CAP_SYS_ADMIN, a second proc mounted writable: refused" \
     nosa "mount -t proc proc broot/proc &&" "$L" --sandbox -- true
   grep -q "broot/proc (proc) is mounted writable" "$_err" && pass "  ...naming it" ||
     fail "  ...$(head -2 "$_err")"
+  expect_status 126 "root without CAP_SYS_ADMIN, a writable cgroup beneath a read-only /sys: refused" \
+    nosa "mount -t cgroup2 none /sys/fs/cgroup &&" "$L" --no-network -- true
+  grep -q "/sys/fs/cgroup (cgroup2) is mounted writable" "$_err" && pass "  ...naming it" ||
+    fail "  ...$(head -2 "$_err")"
+  if grep -qw binfmt_misc /proc/filesystems && [ -d /proc/sys/fs/binfmt_misc ]; then
+    expect_status 126 "root without CAP_SYS_ADMIN, binfmt_misc beneath a read-only /proc/sys: refused" \
+      nosa "mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc &&" "$L" --no-network -- true
+    grep -q "/proc/sys/fs/binfmt_misc (binfmt_misc) is mounted writable" "$_err" &&
+      pass "  ...naming it" || fail "  ...$(head -2 "$_err")"
+  else
+    skip "binfmt_misc: the kernel has no binfmt_misc file system to mount beneath /proc/sys"
+  fi
+  if [ -d /proc/irq ]; then
+    expect_status 126 "root without CAP_SYS_ADMIN, /proc/irq writable: refused" \
+      nosa "mount -o remount,bind,rw /proc/irq &&" "$L" --no-network -- true
+    grep -q "without CAP_SYS_ADMIN, and /proc/irq is writable" "$_err" && pass "  ...naming it" ||
+      fail "  ...$(head -2 "$_err")"
+  fi
   # /proc/sys writable: refused for that reason (the refusal's code was taken
   # for "can build the namespace", which then failed naming another cause).
   expect_status 126 "root without CAP_SYS_ADMIN, /proc/sys writable: refused" \
     unshare -m --propagation private setpriv --bounding-set=-sys_admin "$L" --sandbox -- true
-  grep -q "without CAP_SYS_ADMIN, and /proc/sys or /sys is writable" "$_err" && pass "  ...saying why" ||
+  grep -q "without CAP_SYS_ADMIN, and /proc/sys is writable" "$_err" && pass "  ...saying why" ||
     fail "  ...$(head -2 "$_err")"
 else
   skip "core_pattern_w: core_pattern and /sys: this user cannot write them unconfined, the route is closed already (DAC)"

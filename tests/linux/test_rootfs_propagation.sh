@@ -5,7 +5,10 @@
 # access through an automount) was writable under --no-network, and a
 # handler registered there ran a program outside the sandbox as root. The
 # host is simulated by a mount namespace made rshared; its mount is made
-# while the command waits, and the result is checked from outside.
+# while the command waits, and the result is checked from outside. Since
+# review r41 F2 the whole namespace is private: a proc and a devtmpfs the
+# host mounts during the run (sysctls writable, devices opening) never
+# arrive, in any root mode.
 . "$SBX_TESTLIB"
 
 have root || skip_all "root: root's mount namespace is made for root only"
@@ -47,6 +50,46 @@ for m in --no-network --confine-fs; do
     fail "$m: the simulation did not run: $out"
   fi
 done
+# Any mount the host makes during the run (review r41, F2): a proc (its
+# sysctls: core_pattern runs a program outside) and a devtmpfs (its nodes
+# open: block devices, even under --read-only) arrived with their own flags.
+# Root's namespace takes in nothing now: the paths stay empty directories.
+S=$SBX_PROBES/esc_surface
+mkdir -p "$T/lateproc" "$T/latedev"
+cat >"$_scratch/late.sh" <<'EOS'
+T=$1 L=$2 S=$3; shift 3
+mount --make-rshared / || exit 2
+(
+  i=0; while [ ! -e "$T/started" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+  mount -t proc proc "$T/lateproc" && mount -t devtmpfs devtmpfs "$T/latedev" && touch "$T/mounted"
+) &
+"$@" sh -c '
+  T=$1 S=$2; touch "$T/started"
+  i=0; while [ ! -e "$T/mounted" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+  "$S" rewrite "$T/lateproc/sys/kernel/domainname" >/dev/null 2>&1 && echo SYSCTL-WRITTEN
+  head -c 1 "$T/latedev/zero" >/dev/null 2>&1 && echo DEVICE-OPENED
+  echo checked' - "$T" "$S"
+wait
+umount "$T/lateproc" "$T/latedev" 2>/dev/null
+exit 0
+EOS
+for m in --no-network --confine-fs --read-only; do
+  rm -f "$T/started" "$T/mounted"
+  out=$(unshare -m --propagation unchanged bash "$_scratch/late.sh" "$T" "$L" "$S" "$L" "$m" -- 2>&1)
+  if [[ $out == *SYSCTL-WRITTEN* ]] || [[ $out == *DEVICE-OPENED* ]]; then
+    fail "$m: mounts the host made during the run were usable inside: $out"
+  elif [[ $out == *checked* ]] && [ -e "$T/mounted" ]; then
+    pass "$m: a proc and a devtmpfs the host mounted during the run did not arrive"
+  else
+    fail "$m: the simulation did not run: $out"
+  fi
+done
+rm -f "$T/started" "$T/mounted"
+out=$(unshare -m --propagation unchanged bash "$_scratch/late.sh" "$T" "$L" "$S" 2>&1)
+[[ $out == *SYSCTL-WRITTEN*DEVICE-OPENED* ]] &&
+  pass "unconfined, the late proc's sysctl is written and the late devtmpfs's zero opens" ||
+  fail "unconfined, the late mounts were not usable (the check cannot fail): $out"
+
 # The same registration works outside the sandbox (the check can fail).
 rm -f "$T/started" "$T/mounted"
 out=$(unshare -m --propagation unchanged bash -c '
