@@ -3,8 +3,9 @@
 # kernel: records from the kernel's decisions (never from an exit status or
 # a sentence the command prints), the JSON outcome, and the lifecycle:
 # signals passed on, the timeout, the tree ended with the command, the run
-# ended with its host. Each lifecycle check first shows the unsupervised
-# route leaving processes behind, so the check can fail.
+# ended with its host, the command ended with its SIGKILLed supervisor.
+# Each lifecycle check first shows the unsupervised route leaving processes
+# behind, so the check can fail.
 . "$SBX_TESTLIB"
 
 [ -x "$P/sock" ] || { echo "probes missing: $P"; exit 77; }
@@ -286,6 +287,99 @@ pkill -f "300.$mark"; gone "300.$mark" 2 || true
 hp=$(host_run --report); sleep 0.5; kill -9 "$hp"
 if gone "300.$mark" 4; then pass "supervised: killing the host ends the run"
 else fail "supervised: the command outlived its killed host"; pkill -f "300.$mark"; fi
+
+# Killing the supervisor itself ends the command (child_side's
+# PR_SET_PDEATHSIG, SIGKILL; scripts/mutate.sh guard-pdeathsig): a supervisor
+# SIGKILLed from outside (by any process of the user, the OOM killer) must
+# not leave the command running on unwatched, without records, guard or
+# timeout. The host's death above is another path (the supervisor's SIGALRM,
+# then end_tree) and stays green without this one. The tree is launcher ->
+# supervisor -> command; the creation guard is served by the supervisor
+# itself (guard.c; its workers, forked only for an open that may wait, are
+# its children), so the supervisor is the process to kill with the guard too.
+# Found from outside: the command writes its pid; its parent, a child of the
+# launcher, is the supervisor.
+
+# stat_field PID N: field N of /proc/PID/stat (3 the state, 4 the parent).
+stat_field() {
+  local st f
+  st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  read -ra f <<<"${st##*) }" # from field 3 on: the name before may hold spaces
+  echo "${f[$2 - 3]}"
+}
+# alive PID: kill -0 reaches it and it is not a zombie (an orphan is
+# reparented to PID 1, which on some machines reaps it seconds late).
+alive() { kill -0 "$1" 2>/dev/null && [ "$(stat_field "$1" 3)" != Z ]; }
+# ends_within PID SECONDS: PID is gone within SECONDS (polled every 50 ms).
+ends_within() {
+  local i
+  for ((i = 0; i < $2 * 20; i++)); do
+    alive "$1" || return 0
+    sleep 0.05
+  done
+  return 1
+}
+# waiter PIDFILE: the command: writes its pid, then waits as that process.
+waiter=(sh -c 'echo $$ >"$0" && exec sleep 30')
+# pid_from PIDFILE: the pid written there, waiting up to 10 s for it.
+pid_from() {
+  local i
+  for ((i = 0; i < 200; i++)); do
+    [ -s "$1" ] && { cat "$1"; return 0; }
+    sleep 0.05
+  done
+  return 1
+}
+# reap PID...: SIGKILL and wait for the given children of this shell.
+reap() { kill -9 "$@" 2>/dev/null; wait "$@" 2>/dev/null; }
+
+# Control: the same command under a parent that is SIGKILLed lives on, and
+# `alive` sees it (1 s, not the check's 3 s: the supervised command below is
+# gone within some 30 ms).
+pf=$_scratch/ctl.pid
+rm -f "$pf"
+# (Started from a subshell, as host_run: not this shell's job, whose death
+# bash would announce.)
+pp=$(bash -c '"$@" & wait' bash "${waiter[@]}" "$pf" >/dev/null 2>&1 & echo $!)
+if cp=$(pid_from "$pf") && [ "$(stat_field "$cp" 4)" = "$pp" ]; then
+  kill -9 "$pp"
+  if ends_within "$cp" 1; then fail "unconfined: the orphan died with its parent, so the checks below prove nothing"
+  else pass "unconfined: the command outlives its SIGKILLed parent (alive after 1 s)"; fi
+else
+  fail "unconfined: the control's command did not start under its parent (pid '${cp:-}')"
+  pkill -9 -P "$pp"
+fi
+kill -9 "$pp" ${cp:+"$cp"} 2>/dev/null
+
+# sup_death NAME LAUNCHER-OPTION...: SIGKILL the supervisor of a supervised
+# run; its command must be gone within 3 s.
+sup_death() {
+  local name=$1 pf=$_scratch/sup.pid lp cp sp
+  shift
+  rm -f "$pf"
+  "$L" "$@" -- "${waiter[@]}" "$pf" >/dev/null 2>&1 &
+  lp=$!
+  if ! cp=$(pid_from "$pf"); then
+    fail "$name: the command never wrote its pid"; reap "$lp"; return
+  fi
+  sp=$(stat_field "$cp" 4)
+  if [ -z "$sp" ] || [ "$sp" = "$lp" ] || [ "$(stat_field "$sp" 4)" != "$lp" ]; then
+    fail "$name: the command's parent ($sp) is not a child of the launcher ($lp), so no supervisor to kill"
+    kill -9 "$cp" 2>/dev/null; reap "$lp"; return
+  fi
+  kill -9 "$sp"
+  if ends_within "$cp" 3; then pass "$name: SIGKILL to the supervisor ends the command"
+  else fail "$name: the command outlived its SIGKILLed supervisor by 3 s"; kill -9 "$cp" 2>/dev/null; fi
+  # The launcher ends with its child, the supervisor; never left behind.
+  ends_within "$lp" 3 || fail "$name: the launcher outlived its supervisor by 3 s"
+  reap "$lp"
+}
+# (stderr: the launcher may die of SIGKILL as its supervisor did, and bash
+# announces that.)
+sup_death "supervised (--report)" --report 2>/dev/null
+if ! lacks guard "the supervisor's death with the creation guard" "$L" --protect-secrets -- true; then
+  sup_death "guarded (--protect-secrets)" --protect-secrets 2>/dev/null
+fi
 
 # ---- the supervisor is out of the command's reach ----
 
