@@ -97,6 +97,31 @@ expect_status 126 "--protect-secrets: an fd whose name was removed, the file kep
 no_token "the removed name"
 rm -f alias.txt .env.deep
 
+# An ending of the descriptor's name that is another name of the same file
+# (review r41 F3): for a masked $proj/tmp/U/.env, a hard link at /tmp/U/.env
+# was taken for the descriptor's name in the view, and the secret was
+# rewritten through /proc/self/fd/N on the host's mount.
+u=sbx-sfx.$$
+mkdir -p "tmp/$u" "/tmp/$u"
+echo "TOKEN=fd-file-secret-91" >"tmp/$u/.env"
+if ln "tmp/$u/.env" "/tmp/$u/.env" 2>"$_err"; then
+  cp "tmp/$u/.env" "$_scratch/sfx.orig"
+  expect_status 0 "unconfined: fd 5 (read-only) on tmp/$u/.env reopens writable" \
+    bash -c 'exec 5<"$0"; echo pwned >/proc/self/fd/5' "tmp/$u/.env"
+  grep -q pwned "tmp/$u/.env" && pass "the control wrote the secret" ||
+    fail "the control did not write (the case proves nothing)"
+  cat "$_scratch/sfx.orig" >"tmp/$u/.env"
+  for mode in "" --sandbox; do
+    expect_status 126 "--protect-secrets $mode: fd 5 on a masked .env linked at an ending of its name (/tmp/$u/.env) is refused" \
+      bash -c 'exec 5<"$0"; shift; exec "$@"' "tmp/$u/.env" x "${S[@]}" $mode -- sh -c 'echo pwned >/proc/self/fd/5'
+    names 5
+    unchanged "tmp/$u/.env" "$_scratch/sfx.orig" "the masked tmp/$u/.env ($mode)"
+  done
+else
+  skip "hardlink_tmp: cannot link the project's tmp/$u/.env at /tmp/$u/.env: $(head -1 "$_err")"
+fi
+rm -rf "tmp/$u" "/tmp/$u"
+
 # ---- what the host legitimately passes stays ----
 expect_status 0 "--protect-secrets: a project file on fd 3 and stdout to a project log" \
   bash -c 'exec 3<plain.txt; exec "$@" >build.log' x "${S[@]}" -- sh -c 'cat <&3; echo logged'
