@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Code paths of the protected-path mask and the creation guard that a rule
 # table cannot show, each with its control: a RENAME_EXCHANGE whose old name
-# is protected, the guard's death taking the command with it (PDEATHSIG),
+# is protected, the host's death taking the guarded command with it,
 # the mask's Landlock lock (no mount, even in a namespace of the command's
 # own), the mask's scan of directories it cannot list (skipped when foreign,
 # refused when the user's own), the guard never handing over one of its own
@@ -39,8 +39,10 @@ expect_output_has "errno 13" "... with EACCES"
 if [ "$(cat "$x/.env.swap")" = a ]; then pass "the protected name kept its contents"; else fail ".env.swap was replaced"; fi
 rm -rf "$x"
 
-# The guard's death takes the command with it (PR_SET_PDEATHSIG), so nothing
-# runs on unguarded. Control: without the sandbox an orphan lives on.
+# The host's death (the launcher, SIGKILLed) takes the guarded command with
+# it: the supervisor that serves the guard ends the tree. (The supervisor's
+# own death, PR_SET_PDEATHSIG in the command: test_supervised's sup_death.)
+# Control: without the sandbox an orphan lives on.
 sh -c 'sh -c "sleep 1; echo survived" & kill -9 $$' >"$_scratch/ctl" 2>&1 || true
 sleep 1.5
 grep -q survived "$_scratch/ctl" && pass "control: an orphaned child lives on after its parent's SIGKILL" \
@@ -53,8 +55,8 @@ sleep 0.3
 kill -9 "$gpid"
 wait "$gpid" 2>/dev/null
 sleep 1.5
-if grep -q survived "$_scratch/guarded"; then fail "the command outlived its guard"
-else pass "the command died with its guard (no 'survived')"; fi
+if grep -q survived "$_scratch/guarded"; then fail "the guarded command outlived its launcher"
+else pass "the guarded command died with its launcher (no 'survived')"; fi
 
 # The unmasked view through /proc/PID/root of a process outside (same user)
 # stays out of reach: the mask's user namespace (no capability over the
