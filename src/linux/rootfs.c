@@ -900,11 +900,14 @@ int sbx_rootfs_proc_read_only(int *sys_errno)
 
 /* File systems that are the kernel's own interfaces: through a writable
  * mount of one, uid 0 sets sysctls (core_pattern runs a helper outside every
- * sandbox), registers binfmt handlers, writes device and cgroup settings. */
-static const char *const kernel_fs[] = {"proc",     "sysfs",   "securityfs", "debugfs",
-                                        "tracefs",  "configfs", "cgroup",    "cgroup2",
-                                        "bpf",      "pstore",  "efivarfs",   "binfmt_misc",
-                                        "fusectl"};
+ * sandbox), registers binfmt handlers, writes device and cgroup settings
+ * (a cpuset mount is listed as cgroup), security policy, the NFS server's
+ * and the cache allocator's controls, a hypervisor's. */
+static const char *const kernel_fs[] = {
+    "proc",      "sysfs",   "securityfs", "debugfs",    "tracefs", "configfs",
+    "cgroup",    "cgroup2", "bpf",        "pstore",     "efivarfs", "binfmt_misc",
+    "fusectl",   "selinuxfs", "smackfs",  "nfsd",       "rpc_pipefs", "resctrl",
+    "xenfs",     "s390_hypfs"};
 
 static int beneath_dir(const char *path, const char *dir)
 {
