@@ -56,16 +56,17 @@ done
 # Root's namespace takes in nothing now: the paths stay empty directories.
 S=$SBX_PROBES/esc_surface
 mkdir -p "$T/lateproc" "$T/latedev"
+# A FIFO orders the two sides without the command writing (--read-only):
+# the host's open for writing waits for the command's open for reading.
 cat >"$_scratch/late.sh" <<'EOS'
 T=$1 L=$2 S=$3; shift 3
 mount --make-rshared / || exit 2
-(
-  i=0; while [ ! -e "$T/started" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
-  mount -t proc proc "$T/lateproc" && mount -t devtmpfs devtmpfs "$T/latedev" && touch "$T/mounted"
-) &
+rm -f "$T/go"; mkfifo "$T/go" || exit 2
+timeout 60 sh -c 'exec 3>"$1/go"
+  mount -t proc proc "$1/lateproc" && mount -t devtmpfs devtmpfs "$1/latedev" && touch "$1/mounted"
+  echo go >&3' - "$T" &
 "$@" sh -c '
-  T=$1 S=$2; touch "$T/started"
-  i=0; while [ ! -e "$T/mounted" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+  T=$1 S=$2; read -r x <"$T/go"
   "$S" rewrite "$T/lateproc/sys/kernel/domainname" >/dev/null 2>&1 && echo SYSCTL-WRITTEN
   head -c 1 "$T/latedev/zero" >/dev/null 2>&1 && echo DEVICE-OPENED
   echo checked' - "$T" "$S"
@@ -74,7 +75,7 @@ umount "$T/lateproc" "$T/latedev" 2>/dev/null
 exit 0
 EOS
 for m in --no-network --confine-fs --read-only; do
-  rm -f "$T/started" "$T/mounted"
+  rm -f "$T/mounted"
   out=$(unshare -m --propagation unchanged bash "$_scratch/late.sh" "$T" "$L" "$S" "$L" "$m" -- 2>&1)
   if [[ $out == *SYSCTL-WRITTEN* ]] || [[ $out == *DEVICE-OPENED* ]]; then
     fail "$m: mounts the host made during the run were usable inside: $out"
@@ -84,7 +85,7 @@ for m in --no-network --confine-fs --read-only; do
     fail "$m: the simulation did not run: $out"
   fi
 done
-rm -f "$T/started" "$T/mounted"
+rm -f "$T/mounted"
 out=$(unshare -m --propagation unchanged bash "$_scratch/late.sh" "$T" "$L" "$S" 2>&1)
 [[ $out == *SYSCTL-WRITTEN*DEVICE-OPENED* ]] &&
   pass "unconfined, the late proc's sysctl is written and the late devtmpfs's zero opens" ||
