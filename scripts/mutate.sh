@@ -56,8 +56,11 @@ MUTATIONS=(
   'rootfs-slave|src/linux/rootfs.c|    if (mount(NULL, "/", NULL, MS_REC \| MS_PRIVATE, NULL) != 0) {|    if (mount(NULL, "/", NULL, MS_REC \| MS_SLAVE, NULL) != 0) {'
   'rootfs-check-skips-proc-sys|src/linux/rootfs.c|              : strcmp(f[4], "/proc") == 0 \&\& strcmp(type, "proc") == 0)|              : beneath_dir(f[4], "/proc") \|\| beneath_dir(f[4], "/sys"))'
   'rootfs-check-proc-paths-skipped|src/linux/rootfs.c|        if (lstat(proc_needs_ro[i], \&st) == 0 \&\& !read_only_mount(proc_needs_ro[i]))|        if (0 \&\& lstat(proc_needs_ro[i], \&st) == 0 \&\& !read_only_mount(proc_needs_ro[i]))'
-  'rootfs-hidden-setattr|src/linux/rootfs.c|    if (!reaches_mount(f[4], f[0]))\n        return 0;\n|'
-  'rootfs-long-line-refused|src/linux/rootfs.c|            if (!skip \&\& (rc = kernel_mount_line(start, 0, apply, found, found_size,|            errno = ENAMETOOLONG;\n            if ((rc = fail(sys_errno)) != 0 \&\& (rc = kernel_mount_line(start, 0, apply, found, found_size,'
+  'rootfs-hidden-setattr|src/linux/rootfs.c|    return !(st.stx_mask \& STATX_MNT_ID) \|\| *end != '\''\\0'\'' \|\| st.stx_mnt_id == want;|    return !(st.stx_mask \& STATX_MNT_ID) \|\| *end != '\''\\0'\'' \|\| st.stx_mnt_id == want \|\| 1;'
+  'rootfs-long-line-refused|src/linux/rootfs.c|            if (!skip \&\& (rc = kernel_mount_line(start, 0, apply, found, found_size,|            if (!skip \&\& (rc = -1 + 0 * kernel_mount_line(start, 0, apply, found, found_size,'
+  'rootfs-check-skips-hidden|src/linux/rootfs.c|    if (!apply) {\n        snprintf(found, found_size, "%s (%s)", f[4], type);|    if (!apply \&\& reaches_mount(f[4], f[0])) {\n        snprintf(found, found_size, "%s (%s)", f[4], type);'
+  'rootfs-scan-skips-proc|src/linux/rootfs.c|    if (f[4][0] != '\''/'\'' \|\| (strcmp(f[4], "/proc") == 0 \&\& strcmp(type, "proc") == 0) \|\||    if (f[4][0] != '\''/'\'' \|\| (strcmp(f[4], "/proc") == 0 \&\& strcmp(type, "proc") == 0) \|\| (apply \&\& strncmp(f[4], "/proc/", 6) == 0) \|\|'
+  'rootfs-nosa-fds-skipped|src/linux/backend.c|        if (sbx_rootfs_nosa_check(\&which)) {|        if (0 \&\& sbx_rootfs_nosa_check(\&which)) {'
   'guard-backlog-unused|src/linux/guardwork.c|        if (s->n_backlog >= SBX_GUARD_BACKLOG)\n            return EAGAIN;|        return EAGAIN;'
 )
 

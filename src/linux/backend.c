@@ -71,9 +71,10 @@ int sbx_linux_prepare_resolved(const sbx_resolved *r, struct sbx_linux_plan *pla
         /* A refusal is a SANDBOX_E_* code, positive: before, it was taken
          * for "can", and the namespace was tried anyway (and failed with a
          * reason that named the wrong cause). */
-        if (can == 0 || can == 1)
+        if (can == 0 || can == 1) {
             plan->rootfs = can;
-        else
+            plan->root_nosa = !can;
+        } else
             rc = can;
     }
     /* Root owns the system's files: what Landlock leaves it (chmod, chown,
@@ -263,6 +264,14 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
     }
     /* Root's namespace needs CAP_SYS_ADMIN (dropped next); the masks' user
      * namespace, if any, nests inside it and inherits its read-only mounts. */
+    /* Without a namespace nothing can be made read-only: refused instead. */
+    if (plan->root_nosa) {
+        int which;
+        if (sbx_rootfs_nosa_check(&which)) {
+            *sys_errno = which;
+            return SBX_STEP_FD_KERNEL;
+        }
+    }
     if (plan->rootfs) {
         int r = sbx_rootfs_apply(plan->rootfs == SBX_ROOTFS_BIND_NODES, plan->keep, plan->n_keep,
                                  sys_errno);
@@ -387,6 +396,21 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                                             "cannot be named: unmount it, or run the command as a "
                                             "normal user)"
                                           : " (unmount it, or run the command as a normal user)");
+    case SBX_STEP_FD_KERNEL:
+        if (e < 0)
+            return sbx_fail(err, SANDBOX_E_REFUSED, 0,
+                            "running as root without CAP_SYS_ADMIN, and the %s is on a writable "
+                            "mount of a kernel file system (proc, sysfs, cgroup) that no mount "
+                            "table lists as such (covered or detached): through relative names "
+                            "the command could change the kernel's settings; start it elsewhere",
+                            e == -1 ? "working directory" : "root directory");
+        return sbx_fail(err, SANDBOX_E_REFUSED, 0,
+                        "running as root without CAP_SYS_ADMIN, and descriptor %d, inherited "
+                        "open, is on a writable mount of a kernel file system (proc, sysfs, "
+                        "cgroup): through /proc/self/fd/%d the command could reopen it for "
+                        "writing and change the kernel's settings; close it before the launch "
+                        "(e.g. %d<&-)",
+                        e, e, e);
     case SBX_STEP_CORE:
         return sbx_fail(err, SANDBOX_E_SYSTEM, e, "cannot switch core dumps off: %s",
                         strerror(e));

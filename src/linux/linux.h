@@ -52,6 +52,7 @@ struct sbx_linux_plan {
     const struct sbx_bpf_insn *userns_bpf; /* no-userns, stacked; NULL when not asked */
     unsigned short userns_bpf_len;
     int rootfs; /* root's private mount namespace (rootfs.c): enum sbx_rootfs, 0 none */
+    int root_nosa; /* root without CAP_SYS_ADMIN: no namespace, descriptors checked */
     /* With rootfs in confined mode: every mount is made read-only but
      * these trees (the writable roots and /dev; /proc until the end),
      * which keep the flags they had, so root changes no file's metadata
@@ -124,7 +125,10 @@ enum sbx_step {
     SBX_STEP_SUPERVISOR = 12, /* a supervised run without the guard: fork, listener */
     SBX_STEP_LIMITS = 13,     /* the run's cgroup and rlimits (reslimits.c) */
     SBX_STEP_FD_DEV = 14,     /* a block device inherited open: reopened on the host's /dev */
-    SBX_STEP_KERNEL_MOUNTS = 15 /* root: another mount of a kernel fs left writable */
+    SBX_STEP_KERNEL_MOUNTS = 15, /* root: another mount of a kernel fs left writable */
+    /* Root without CAP_SYS_ADMIN: a descriptor ("errno" its number), the
+     * working directory (-1) or the root (-2) on a writable kernel fs. */
+    SBX_STEP_FD_KERNEL = 16
 };
 
 /* Build the plan. On success the caller owns plan->ruleset_fd (release with
@@ -212,6 +216,11 @@ int sbx_rootfs_proc_read_only(int *sys_errno);
  * flags: a confined root command cannot change the host's nodes through
  * them. After the namespace steps; async-signal-safe; 0, or -1. */
 int sbx_rootfs_own_devices(int *sys_errno);
+/* Root without CAP_SYS_ADMIN, which has no namespace of its own: 1 when the
+ * working directory (*which -1), the root (-2) or an inherited descriptor
+ * (its number) is on a writable kernel file system mount, 0 when none.
+ * Async-signal-safe. */
+int sbx_rootfs_nosa_check(int *which);
 /* In a mount namespace the caller may change (the masks' user namespace):
  * mount a devpts instance of the command's own over /dev/pts when that is a
  * devpts, so no other terminal of the host has a name. Async-signal-safe;

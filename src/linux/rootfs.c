@@ -37,6 +37,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/capability.h>
+#include <linux/magic.h>
 #include <linux/stat.h>
 #include <sched.h>
 #include <stdint.h>
@@ -909,12 +910,6 @@ static const char *const kernel_fs[] = {
     "fusectl",   "selinuxfs", "smackfs",  "nfsd",       "rpc_pipefs", "resctrl",
     "xenfs",     "s390_hypfs"};
 
-static int beneath_dir(const char *path, const char *dir)
-{
-    size_t n = strlen(dir);
-    return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 /* Whether `path` reaches the mount numbered `id` in mountinfo: not when a
  * later mount covers it (overmounted: no name reaches it, for the command
  * either) or its mount point is gone. Where the kernel cannot say (before
@@ -931,11 +926,11 @@ static int reaches_mount(const char *path, const char *id)
     return !(st.stx_mask & STATX_MNT_ID) || *end != '\0' || st.stx_mnt_id == want;
 }
 
-/* One line of /proc/self/mountinfo: a kernel file system mounted outside
- * /proc and /sys (each handled on its own) is made read-only, with whatever
- * is mounted beneath it (apply); or, in a check (no namespace of root's to
- * make it read-only in), any such mount but /proc itself that is writable,
- * beneath /proc and /sys too, is named in `found` and 1 returned. A line
+/* One line of /proc/self/mountinfo: a writable mount of a kernel file
+ * system other than /proc itself, anywhere (a /host/proc, a proc file bound
+ * over /proc/uptime or /proc/1/fdinfo: review r42 F2), is made read-only,
+ * with whatever is mounted beneath it (apply); or, in a check (no namespace
+ * of root's to make it read-only in), named in `found` and 1 returned. A line
  * cut short (`whole` 0) is enough when its type is complete: the fields
  * needed come before the long ones. The mount point's \ooo escapes are
  * undone in place. */
@@ -977,19 +972,20 @@ static int kernel_mount_line(char *line, int whole, int apply, char *found, size
         }
     }
     *w = '\0';
-    if (f[4][0] != '/')
+    /* /proc itself: through the paths made read-only (apply) or required
+     * so (check). Read-only already: whatever is beneath has its own line
+     * (after apply: all of /sys and the /proc directories). */
+    if (f[4][0] != '/' || (strcmp(f[4], "/proc") == 0 && strcmp(type, "proc") == 0) ||
+        strncmp(f[5], "rw", 2) != 0 || (f[5][2] != ',' && f[5][2] != '\0'))
         return 0;
-    if (apply ? beneath_dir(f[4], "/proc") || beneath_dir(f[4], "/sys")
-              : strcmp(f[4], "/proc") == 0 && strcmp(type, "proc") == 0)
-        return 0;
-    if (!reaches_mount(f[4], f[0]))
-        return 0;
+    /* A check leaves it to no namespace: a mount since covered is still
+     * reached through a working directory inside it (review r42 F1). */
     if (!apply) {
-        if (strncmp(f[5], "rw", 2) != 0 || (f[5][2] != ',' && f[5][2] != '\0'))
-            return 0;
         snprintf(found, found_size, "%s (%s)", f[4], type);
         return 1;
     }
+    if (!reaches_mount(f[4], f[0]))
+        return 0;
     if (syscall(SYS_mount_setattr, AT_FDCWD, f[4], AT_RECURSIVE | AT_SYMLINK_NOFOLLOW, ro,
                 sizeof ro) == 0 ||
         errno == ENOENT /* no path reaches it (its mount point was removed) */)
@@ -1065,6 +1061,62 @@ out:
 static int kernel_mounts_read_only(int *sys_errno)
 {
     return kernel_mounts_scan(1, NULL, 0, sys_errno);
+}
+
+/* The kernel file systems of kernel_fs, by statfs's magic number. */
+static int kernel_magic(unsigned long t)
+{
+    static const unsigned long magic[] = {
+        PROC_SUPER_MAGIC, SYSFS_MAGIC,     SECURITYFS_MAGIC, DEBUGFS_MAGIC,
+        TRACEFS_MAGIC,    0x62656570 /* configfs */, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
+        BPF_FS_MAGIC,     PSTOREFS_MAGIC,  EFIVARFS_MAGIC,   BINFMTFS_MAGIC,
+        0x65735543 /* fusectl */, SELINUX_MAGIC, SMACK_MAGIC, 0x6e667364 /* nfsd */,
+        0x67596969 /* rpc_pipefs */, RDTGROUP_SUPER_MAGIC, XENFS_SUPER_MAGIC};
+    size_t i;
+    for (i = 0; i < sizeof magic / sizeof magic[0]; i++)
+        if (t == magic[i])
+            return 1;
+    return 0;
+}
+
+/* Whether an open file is on a writable mount of a kernel file system. */
+static int kernel_writable(int fd)
+{
+    struct statfs fs;
+    struct statvfs vfs;
+    return fstatfs(fd, &fs) == 0 && kernel_magic((unsigned long)fs.f_type) &&
+           fstatvfs(fd, &vfs) == 0 && !(vfs.f_flag & ST_RDONLY);
+}
+
+static int nosa_visit(int fd, void *ctx)
+{
+    int fl = fcntl(fd, F_GETFD);
+    (void)ctx;
+    return fl >= 0 && !(fl & FD_CLOEXEC) && kernel_writable(fd) ? fd + 1 : 0;
+}
+
+int sbx_rootfs_nosa_check(int *which)
+{
+    int fd, hit = -1, n;
+    static const char *const dirs[] = {".", "/"};
+    size_t i;
+    for (i = 0; hit < 0 && i < sizeof dirs / sizeof dirs[0]; i++) {
+        fd = open(dirs[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0 && kernel_writable(fd))
+            hit = (int)i;
+        if (fd >= 0)
+            close(fd);
+    }
+    if (hit >= 0) {
+        *which = -1 - hit;
+        return 1;
+    }
+    n = sbx_fd_each(0, nosa_visit, NULL);
+    if (n > 0) {
+        *which = n - 1;
+        return 1;
+    }
+    return 0;
 }
 
 int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_keep,

@@ -112,6 +112,23 @@ if have core_pattern_w; then
     [ -n "$sysf" ] && expect_refused_any "broot$sysf (a second sysfs) under $m as root" "EROFS|EACCES" \
       second "$L" "$m" -- "$S" rewrite "broot$sysf"
   done
+  # A proc file or directory bound elsewhere beneath /proc (review r42 F2):
+  # a file over /proc/uptime, /proc/sys over a process's fdinfo. The scan
+  # skipped every line beneath /proc, and only /proc's top-level
+  # directories were made read-only: under --no-network both stayed writable.
+  beneath() { unshare -m --propagation private sh -c "$1"' && exec "$@"' - "${@:2}"; }
+  b1='mount --bind /proc/sys/kernel/core_pattern /proc/uptime'
+  b2='mount --bind /proc/sys /proc/1/fdinfo'
+  expect_status 0 "unconfined, core_pattern bound over /proc/uptime is rewritten" \
+    beneath "$b1" "$S" rewrite /proc/uptime
+  expect_status 0 "unconfined, /proc/sys bound over /proc/1/fdinfo: core_pattern is rewritten" \
+    beneath "$b2" "$S" rewrite /proc/1/fdinfo/kernel/core_pattern
+  for m in --no-network --sandbox; do
+    expect_refused_any "core_pattern bound over /proc/uptime, $m" "EROFS|EACCES" \
+      beneath "$b1" "$L" "$m" -- "$S" rewrite /proc/uptime
+    expect_refused_any "/proc/sys bound over /proc/1/fdinfo, $m" "EROFS|EACCES" \
+      beneath "$b2" "$L" "$m" -- "$S" rewrite /proc/1/fdinfo/kernel/core_pattern
+  done
   # A mountinfo line longer than any buffer (review r41 F4: one over 16 KB
   # refused every root launch). An overlay whose source, mount point and
   # layers are spaces (each escaped to four bytes) makes a 42 KB line; the
@@ -188,6 +205,38 @@ if have core_pattern_w; then
     grep -q "without CAP_SYS_ADMIN, and /proc/irq is writable" "$_err" && pass "  ...naming it" ||
       fail "  ...$(head -2 "$_err")"
   fi
+  # A writable proc that no mount table shows as reachable (review r42 F1,
+  # F3): covered by a later mount, or detached, while the working directory
+  # or an inherited descriptor is still inside it. Without a namespace of
+  # its own nothing makes it read-only: refused.
+  D=$PWD
+  hide_cwd="mount -t proc proc $D/broot/proc && cd $D/broot/proc/sys/kernel && mount -t tmpfs t $D/broot &&"
+  detach_cwd="mount -t proc proc $D/broot/proc && cd $D/broot/proc/sys/kernel && umount -l $D/broot/proc &&"
+  detach_fd="mount -t proc proc $D/broot/proc && exec 5<$D/broot/proc/sys/kernel/core_pattern && umount -l $D/broot/proc &&"
+  expect_status 0 "unconfined, a covered proc's core_pattern is rewritten from a cwd inside it" \
+    nosa "$hide_cwd" "$S" rewrite core_pattern
+  expect_status 0 "unconfined, a detached proc's core_pattern is rewritten from a cwd inside it" \
+    nosa "$detach_cwd" "$S" rewrite core_pattern
+  expect_status 0 "unconfined, a detached proc's core_pattern is rewritten through an inherited fd" \
+    nosa "$detach_fd" "$S" rewrite /proc/self/fd/5
+  expect_status 126 "root without CAP_SYS_ADMIN, cwd in a writable proc covered by a tmpfs: refused" \
+    nosa "$hide_cwd" "$L" --no-network -- "$S" rewrite core_pattern
+  grep -q "broot/proc (proc) is mounted writable" "$_err" && pass "  ...naming it" ||
+    fail "  ...$(head -2 "$_err")"
+  expect_status 126 "root without CAP_SYS_ADMIN, cwd in a detached writable proc: refused" \
+    nosa "$detach_cwd" "$L" --no-network --project "$D" --workdir "$D" -- "$S" rewrite core_pattern
+  grep -q "the working directory is on a writable mount of a kernel file system" "$_err" &&
+    pass "  ...saying why" || fail "  ...$(head -2 "$_err")"
+  expect_status 126 "root without CAP_SYS_ADMIN, fd 5 on a detached writable proc's core_pattern: refused" \
+    nosa "$detach_fd" "$L" --no-network -- "$S" rewrite /proc/self/fd/5
+  grep -q "descriptor 5, inherited" "$_err" && pass "  ...naming it" || fail "  ...$(head -2 "$_err")"
+  # Opened on the host's /proc before the container made /proc/sys read-only.
+  early_fd() { nosa "" "$@" 5</proc/sys/kernel/core_pattern; }
+  expect_status 0 "unconfined, fd 5 opened before /proc/sys was made read-only rewrites core_pattern" \
+    early_fd "$S" rewrite /proc/self/fd/5
+  expect_status 126 "root without CAP_SYS_ADMIN, fd 5 opened before /proc/sys was made read-only: refused" \
+    early_fd "$L" --no-network -- "$S" rewrite /proc/self/fd/5
+  grep -q "descriptor 5, inherited" "$_err" && pass "  ...naming it" || fail "  ...$(head -2 "$_err")"
   # /proc/sys writable: refused for that reason (the refusal's code was taken
   # for "can build the namespace", which then failed naming another cause).
   expect_status 126 "root without CAP_SYS_ADMIN, /proc/sys writable: refused" \
