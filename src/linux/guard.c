@@ -86,6 +86,7 @@ struct sbx_guard {
     struct guard_root *roots; /* every writable root, real path */
     size_t n_roots;
     int lock_fd; /* the user's guards' shared lock (guardlock.c), or -1 */
+    int proj_fd; /* the project's root, read-only: every user's guards' lock, or -1 */
 };
 
 /* A writable root as the repository rule sees it. Below a temp or cache
@@ -138,12 +139,19 @@ void sbx_guard_free(struct sbx_guard *g)
     free(g->home_alt);
     if (g->lock_fd >= 0)
         close(g->lock_fd);
+    if (g->proj_fd >= 0)
+        close(g->proj_fd);
     free(g);
 }
 
 int sbx_guard_lock_fd(const struct sbx_guard *g)
 {
     return g ? g->lock_fd : -1;
+}
+
+int sbx_guard_project_fd(const struct sbx_guard *g)
+{
+    return g ? g->proj_fd : -1;
 }
 
 int sbx_guard_available(char *detail, size_t size)
@@ -263,6 +271,7 @@ int sbx_guard_prepare(const sbx_resolved *r, struct sbx_linux_plan *plan, sandbo
     if (!g)
         return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory");
     g->lock_fd = -1;
+    g->proj_fd = -1;
     g->protect = copy_list(r->protect, r->n_protect, &oom);
     g->n_protect = g->protect ? r->n_protect : 0;
     g->home = copy_list(r->protect_home, r->n_protect_home, &oom);
@@ -274,6 +283,7 @@ int sbx_guard_prepare(const sbx_resolved *r, struct sbx_linux_plan *plan, sandbo
     g->home_alt = real_or_given(r->home_alt, &oom);
     copy_roots(r, g, &oom);
     g->lock_fd = sbx_guard_lock_open(r);
+    g->proj_fd = sbx_guard_project_open(r);
     if (oom) {
         sbx_guard_free(g);
         return sbx_fail(err, SANDBOX_E_NOMEM, ENOMEM, "out of memory");
@@ -1235,7 +1245,7 @@ static int do_open(const struct guard_req *q, int base, char *path, char *spare,
             break;
         if (!(flags & O_CREAT) || (flags & (O_EXCL | O_NOFOLLOW | O_PATH))) {
             /* A name may be made: checked again under the guards' lock. */
-            if ((flags & O_CREAT) && q->s->glock_fd >= 0 && !q->s->glock_held) {
+            if ((flags & O_CREAT) && sbx_guard_lock_any(q->s) && !q->s->glock_held) {
                 if ((e = relock(q, &pfd, &owned)) != 0)
                     break;
                 continue;
@@ -1269,7 +1279,7 @@ static int do_open(const struct guard_req *q, int base, char *path, char *spare,
         if (e != ENOENT || q->s->guard_worker)
             break;
         /* About to make the name: checked again under the guards' lock. */
-        if (q->s->glock_fd >= 0 && !q->s->glock_held) {
+        if (sbx_guard_lock_any(q->s) && !q->s->glock_held) {
             if ((e = relock(q, &pfd, &owned)) != 0)
                 break;
             continue;

@@ -18,7 +18,17 @@
  * can open it for reading and hold a read lock, which stalls other runs'
  * guards: a wait is bounded (SBX_GUARD_LOCK_MS), and a call that cannot get
  * the lock fails with EAGAIN rather than go unchecked. An account without a
- * home of its own runs without the lock (docs/threat-model.md). */
+ * home of its own runs without the lock (docs/threat-model.md).
+ *
+ * The home's lock is one user's: runs of two users on one project (root's
+ * and the user's), or of an account without a home of its own, each raced
+ * the other (review of 2 December, F2: a repository made of two runs'
+ * sockets in 87 iterations). So a guard also takes an exclusive flock on
+ * the project's root directory, which every user's run of that project
+ * opens: after the home's lock, always, so no two guards wait on each other
+ * in a cycle. flock's lock belongs to an open file description, so each
+ * supervisor uses a description of its own, opened from the plan's
+ * descriptor ("." beneath it), never a shared one; a worker closes its copy. */
 #define _GNU_SOURCE
 #include "supervisor.h"
 #include "../scanindex.h"
@@ -27,6 +37,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,23 +77,46 @@ static int set_lock(int fd, short type)
     return fcntl(fd, F_SETLK, &fl);
 }
 
+int sbx_guard_project_open(const sbx_resolved *r)
+{
+    const char *dir = r->project_root ? r->project_root : r->working_dir;
+    return dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+}
+
+int sbx_guard_project_reopen(int fd)
+{
+    return fd < 0 ? -1 : openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 int sbx_guard_lock_take(struct sbx_sup *s)
 {
     struct timespec start, now;
-    if (s->glock_fd < 0 || s->glock_held)
+    int home = s->glock_fd < 0;
+    if (!sbx_guard_lock_any(s) || s->glock_held)
         return 0;
     clock_gettime(CLOCK_MONOTONIC, &start);
     for (;;) {
-        if (set_lock(s->glock_fd, F_WRLCK) == 0) {
+        if (!home && set_lock(s->glock_fd, F_WRLCK) == 0)
+            home = 1;
+        else if (!home && errno != EAGAIN && errno != EACCES && errno != EINTR)
+            return errno;
+        if (home && (s->plock_fd < 0 || flock(s->plock_fd, LOCK_EX | LOCK_NB) == 0)) {
             s->glock_held = 1;
             return 0;
         }
-        if (errno != EAGAIN && errno != EACCES && errno != EINTR)
-            return errno;
+        if (home && errno != EWOULDBLOCK && errno != EINTR) {
+            int e = errno;
+            if (s->glock_fd >= 0)
+                (void)set_lock(s->glock_fd, F_UNLCK);
+            return e;
+        }
         clock_gettime(CLOCK_MONOTONIC, &now);
         if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >
-            SBX_GUARD_LOCK_MS)
+            SBX_GUARD_LOCK_MS) {
+            if (home && s->glock_fd >= 0)
+                (void)set_lock(s->glock_fd, F_UNLCK);
             return EAGAIN;
+        }
         /* Another run's guard is in the middle of one call: the timers and
          * the host's death are still seen meanwhile. */
         if (sbx_sup_wait(s, 1))
@@ -92,8 +126,11 @@ int sbx_guard_lock_take(struct sbx_sup *s)
 
 void sbx_guard_lock_drop(struct sbx_sup *s)
 {
-    if (s->glock_fd >= 0 && s->glock_held) {
+    if (!s->glock_held)
+        return;
+    if (s->plock_fd >= 0)
+        (void)flock(s->plock_fd, LOCK_UN);
+    if (s->glock_fd >= 0)
         (void)set_lock(s->glock_fd, F_UNLCK);
-        s->glock_held = 0;
-    }
+    s->glock_held = 0;
 }

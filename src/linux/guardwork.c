@@ -139,6 +139,13 @@ int sbx_work_start(struct sbx_sup *s, uint64_t id)
         if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != me)
             _exit(126);
         s->guard_worker = (int)(w - s->workers) + 1;
+        /* flock's lock is the open file description's: the supervisor's
+         * would be this worker's too, and an unlock here the supervisor's.
+         * A worker never makes a name, so it needs none. */
+        if (s->plock_fd >= 0) {
+            close(s->plock_fd);
+            s->plock_fd = -1;
+        }
         return 0;
     }
     w->pidfd = pidfd;

@@ -548,15 +548,15 @@ __attribute__((noreturn)) static void fail_run(pid_t child)
     _exit(126);
 }
 
-/* Close every descriptor but a, b, c and d (each may be -1). */
-static void close_all_but(int a, int b, int c, int d)
+/* Close every descriptor but a, b, c, d and e (each may be -1). */
+static void close_all_but(int a, int b, int c, int d, int e)
 {
-    int keep[4] = {a, b, c, d}, i, j, t, lo = 0;
-    for (i = 0; i < 4; i++) /* sort, smallest first */
-        for (j = i + 1; j < 4; j++)
+    int keep[5] = {a, b, c, d, e}, i, j, t, lo = 0;
+    for (i = 0; i < 5; i++) /* sort, smallest first */
+        for (j = i + 1; j < 5; j++)
             if (keep[j] < keep[i])
                 t = keep[i], keep[i] = keep[j], keep[j] = t;
-    for (i = 0; i < 4; i++) {
+    for (i = 0; i < 5; i++) {
         if (keep[i] < 0 || keep[i] < lo)
             continue;
         if (keep[i] > lo && syscall(SYS_close_range, (unsigned)lo, (unsigned)keep[i] - 1, 0U) != 0)
@@ -620,7 +620,10 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
      * before any confinement (this process has the command's Landlock
      * domain, which cannot open it). Its locks are this process's own. */
     s.glock_fd = sbx_guard_lock_fd(plan->guard);
-    close_all_but(s.lfd, s.sfd, opts->limits ? opts->limits->cg_kill : -1, s.glock_fd);
+    /* The project's lock: a description of this supervisor's own. */
+    s.plock_fd = sbx_guard_project_reopen(sbx_guard_project_fd(plan->guard));
+    close_all_but(s.lfd, s.sfd, opts->limits ? opts->limits->cg_kill : -1, s.glock_fd,
+                  s.plock_fd);
     /* Room for a pidfd per thread followed after SIGSYS (refusal.c), up to
      * the hard limit: below it a caller waits for a descriptor, unkilled. */
     if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < SBX_SIGSYS_WAIT_MAX + 64) {

@@ -128,7 +128,8 @@ struct sbx_sup {
      * SBX_PURGE_PAUSE_MS (guardwork.c; review r39 F4). tv_sec 0: none. */
     struct timespec purge_at;
     int glock_fd;       /* the guards' shared lock (guardlock.c), or -1 */
-    int glock_held;     /* 1 while this guard holds it */
+    int plock_fd;       /* the project's root, this process's own, flock'd with it; or -1 */
+    int glock_held;     /* 1 while this guard holds them */
 };
 
 /* One notification being served. */
@@ -189,8 +190,14 @@ void sbx_guard_serve(struct sbx_sup *s, const struct sbx_notif *n);
 int sbx_guard_lock_open(const sbx_resolved *r);
 int sbx_guard_lock_take(struct sbx_sup *s);
 void sbx_guard_lock_drop(struct sbx_sup *s);
-/* guard.c: the lock descriptor of this plan's guard, or -1. */
+/* The project's root, opened read-only at plan time, or -1; reopen: a new
+ * open file description of it (flock's locks are those), or -1. */
+int sbx_guard_project_open(const sbx_resolved *r);
+int sbx_guard_project_reopen(int fd);
+#define sbx_guard_lock_any(s) ((s)->glock_fd >= 0 || (s)->plock_fd >= 0)
+/* guard.c: the lock descriptor of this plan's guard, or -1; the project's. */
 int sbx_guard_lock_fd(const struct sbx_guard *g);
+int sbx_guard_project_fd(const struct sbx_guard *g);
 /* refusal.c: serve a recorded refusal (socket, socketcall, io_uring_setup):
  * record it, then answer as the mode does: SIGSYS, or EPERM. */
 void sbx_refusal_serve(struct sbx_sup *s, const struct sbx_notif *n);

@@ -133,4 +133,40 @@ else
   pass "two runs for ${T}s: never objects and refs next to a HEAD ($(cat "$_scratch/c.out" "$_scratch/d.out" | tr '\n' ' '))"
 fi
 expect_status 128 "  ...git outside finds no repository there" git -C "$proj/hd" rev-parse --git-dir
+
+# Runs that share no home's lock (review of 2 December, F2): root's and a
+# user's on one project, or runs of an account without a home of its own
+# ($HOME=/nonexistent: no lock file can be made). Each guard also locks the
+# project's root (flock), which serializes them.
+rm -f "$proj/hd/objects" "$proj/hd/refs"
+if have root; then
+  chmod 755 "$_scratch" "$proj"
+  chmod 777 "$proj/hd"
+  A=("${S[@]}")
+  B=(setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/nonexistent "${S[@]}")
+  who="root's run and nobody's"
+  pyb=/usr/bin/python3 # root's may be in a home nobody cannot read (pyenv)
+  [ -x "$pyb" ] || pyb=$py
+else
+  A=(env HOME=/nonexistent "${S[@]}")
+  B=(env HOME=/nonexistent "${S[@]}")
+  who="two runs without a home's lock"
+  pyb=$py
+fi
+T2=${SBX_TWORUNS_SECONDS2:-6}
+nice "${A[@]}" -- "$py" -c "$binder" "$T2" "$proj/hd" objects refs >"$_scratch/e.out" 2>&1 &
+pa=$!
+nice "${B[@]}" -- "$pyb" -c "$binder" "$T2" "$proj/hd" refs objects >"$_scratch/f.out" 2>&1 &
+pb=$!
+wait $pa
+wait $pb
+if grep -q "both present" "$_scratch/e.out" "$_scratch/f.out" ||
+  { [ -S "$proj/hd/objects" ] && [ -S "$proj/hd/refs" ]; }; then
+  fail "$who: a HEAD folder got both objects and refs ($(cat "$_scratch/e.out" "$_scratch/f.out" | tr '\n' ' '))"
+else
+  pass "$who for ${T2}s: never objects and refs next to a HEAD ($(cat "$_scratch/e.out" "$_scratch/f.out" | tr '\n' ' '))"
+fi
+grep -q "^bound [1-9]" "$_scratch/e.out" && grep -q "^bound [1-9]" "$_scratch/f.out" &&
+  pass "  ...both runs did their part" || fail "  ...a run did nothing: $(cat "$_scratch/e.out" "$_scratch/f.out")"
+expect_status 128 "  ...git outside finds no repository there" git -C "$proj/hd" rev-parse --git-dir
 finish
