@@ -61,6 +61,8 @@ MUTATIONS=(
   'rootfs-check-skips-hidden|src/linux/rootfs.c|    if (!apply) {\n        snprintf(found, found_size, "%s (%s)", f[4], type);|    if (!apply \&\& reaches_mount(f[4], f[0])) {\n        snprintf(found, found_size, "%s (%s)", f[4], type);'
   'rootfs-scan-skips-proc|src/linux/rootfs.c|    if (f[4][0] != '\''/'\'' \|\| (strcmp(f[4], "/proc") == 0 \&\& strcmp(type, "proc") == 0) \|\||    if (f[4][0] != '\''/'\'' \|\| (strcmp(f[4], "/proc") == 0 \&\& strcmp(type, "proc") == 0) \|\| (apply \&\& strncmp(f[4], "/proc/", 6) == 0) \|\|'
   'rootfs-nosa-fds-skipped|src/linux/backend.c|        if (sbx_rootfs_nosa_check(\&which)) {|        if (0 \&\& sbx_rootfs_nosa_check(\&which)) {'
+  'rootfs-mountinfo-absent-ok|src/linux/rootfs.c|    if (fd < 0)\n        return fail(sys_errno);\n    if (fstatfs(fd, \&fs)|    if (fd < 0)\n        return 0;\n    if (fstatfs(fd, \&fs)'
+  'rootfs-mountinfo-any-fs|src/linux/rootfs.c|    if (fstatfs(fd, \&fs) != 0 \|\| fs.f_type != PROC_SUPER_MAGIC) {|    if (fstatfs(fd, \&fs) != 0) {'
   'guard-project-lock-unopened|src/linux/guardlock.c|    return dir ? open(dir, O_RDONLY \| O_DIRECTORY \| O_CLOEXEC) : -1;|    return dir ? -1 : -1;'
   'guard-backlog-unused|src/linux/guardwork.c|        if (s->n_backlog >= SBX_GUARD_BACKLOG)\n            return EAGAIN;|        return EAGAIN;'
 )

@@ -395,6 +395,10 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                         e == ENAMETOOLONG ? " (its mount point is longer than PATH_MAX, so it "
                                             "cannot be named: unmount it, or run the command as a "
                                             "normal user)"
+                        : e == ENOENT || e == EMEDIUMTYPE
+                            ? " (/proc/self/mountinfo cannot be read, or is not a proc file "
+                              "system's, so they cannot be found: mount this pid namespace's "
+                              "proc on /proc, or run the command as a normal user)"
                                           : " (unmount it, or run the command as a normal user)");
     case SBX_STEP_FD_KERNEL:
         if (e < 0)

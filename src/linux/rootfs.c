@@ -192,13 +192,22 @@ int sbx_rootfs_check(char *warning, size_t warning_size, sandbox_error *err)
      * /proc included (a writable cgroup under a read-only /sys, binfmt_misc
      * under a read-only /proc/sys: review r41 F1), and a /host/proc
      * elsewhere (review r40 F3); /proc itself only through the paths above. */
-    if (kernel_mounts_scan(0, other, sizeof other, &e) != 0)
+    if (kernel_mounts_scan(0, other, sizeof other, &e) != 0 && !other[0])
+        return sbx_fail(err, SANDBOX_E_UNSUPPORTED, e,
+                        "running as root without CAP_SYS_ADMIN, and /proc/self/mountinfo %s%s%s: "
+                        "the sandbox cannot tell whether a kernel file system is mounted "
+                        "writable, and a root command could write the kernel's settings through "
+                        "it; mount this pid namespace's proc on /proc, run the launcher as a "
+                        "normal user, or with CAP_SYS_ADMIN; the command was not run",
+                        e == EMEDIUMTYPE ? "is not a proc file system's" : "cannot be read (",
+                        e == EMEDIUMTYPE ? "" : strerror(e), e == EMEDIUMTYPE ? "" : ")");
+    if (other[0])
         return sbx_fail(err, SANDBOX_E_UNSUPPORTED, e,
                         "running as root without CAP_SYS_ADMIN, and %s is mounted writable: the "
                         "sandbox cannot make it read-only, and a root command could write the "
                         "kernel's settings through it; mount it read-only, run the launcher as a "
                         "normal user, or with CAP_SYS_ADMIN; the command was not run",
-                        other[0] ? other : "the mount table cannot be read, so nothing");
+                        other);
     sbx_warn(warning, warning_size,
              "running as root without CAP_SYS_ADMIN: /dev is not narrowed, so block "
              "devices readable here stay readable (the kernel's settings are read-only already)");
@@ -1011,10 +1020,20 @@ static int kernel_mounts_scan(int apply, char *found, size_t found_size, int *sy
     char buf[8 * PATH_MAX + 1024], *start, *nl;
     size_t have = 0, rest;
     ssize_t n;
+    struct statfs fs;
     int rc = -1, skip = 0, fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 
+    /* No table is no proof that none is mounted (review r43 F1: /proc
+     * covered, or another pid namespace's, while a writable proc sat in the
+     * project), nor is a table that is not proc's own (a copy in a tmpfs
+     * over /proc). ENOENT and EMEDIUMTYPE name the two. */
     if (fd < 0)
-        return errno == ENOENT ? 0 : fail(sys_errno); /* no proc here: no mount table */
+        return fail(sys_errno);
+    if (fstatfs(fd, &fs) != 0 || fs.f_type != PROC_SUPER_MAGIC) {
+        close(fd);
+        errno = EMEDIUMTYPE;
+        return fail(sys_errno);
+    }
     for (;;) {
         n = read(fd, buf + have, sizeof buf - 1 - have);
         if (n < 0) {

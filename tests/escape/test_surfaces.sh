@@ -129,6 +129,27 @@ if have core_pattern_w; then
     expect_refused_any "/proc/sys bound over /proc/1/fdinfo, $m" "EROFS|EACCES" \
       beneath "$b2" "$L" "$m" -- "$S" rewrite /proc/1/fdinfo/kernel/core_pattern
   done
+  # No mount table, or one that is not proc's (review r43 F1): /proc covered
+  # by an empty tmpfs, or by a tmpfs holding a copy of the table without the
+  # proc in the project. The scan took "cannot open" for "nothing mounted",
+  # and the writable proc in the project (kept writable with the roots) was
+  # left so: core_pattern was rewritten in every mode.
+  mkdir -p rproc
+  R=$PWD
+  cover="mount --bind /proc $R/rproc && mount -t tmpfs -o size=1m none /proc"
+  fake="mount --bind /proc $R/rproc && grep -v ' $R/rproc ' /proc/self/mountinfo >$_scratch/fake.mi &&
+    mount -t tmpfs -o size=1m none /proc && mkdir -p /proc/self /proc/sys &&
+    cp $_scratch/fake.mi /proc/self/mountinfo && mount -o remount,ro /proc"
+  expect_status 0 "unconfined, /proc covered: root rewrites core_pattern through the proc in the project" \
+    beneath "$cover" "$S" rewrite rproc/sys/kernel/core_pattern
+  for m in --no-network --sandbox; do
+    expect_status 126 "/proc covered, a writable proc in the project, $m: refused" \
+      beneath "$cover" "$L" "$m" -- "$S" rewrite rproc/sys/kernel/core_pattern
+    grep -q "mountinfo cannot be read" "$_err" && pass "  ...saying why" || fail "  ...$(head -2 "$_err")"
+    expect_status 126 "a copy of the mount table in a tmpfs over /proc, $m: refused" \
+      beneath "$fake" "$L" "$m" -- "$S" rewrite rproc/sys/kernel/core_pattern
+    grep -q "Wrong medium type" "$_err" && pass "  ...saying why" || fail "  ...$(head -2 "$_err")"
+  done
   # A mountinfo line longer than any buffer (review r41 F4: one over 16 KB
   # refused every root launch). An overlay whose source, mount point and
   # layers are spaces (each escaped to four bytes) makes a 42 KB line; the
@@ -237,6 +258,12 @@ if have core_pattern_w; then
   expect_status 126 "root without CAP_SYS_ADMIN, fd 5 opened before /proc/sys was made read-only: refused" \
     early_fd "$L" --no-network -- "$S" rewrite /proc/self/fd/5
   grep -q "descriptor 5, inherited" "$_err" && pass "  ...naming it" || fail "  ...$(head -2 "$_err")"
+  expect_status 126 "root without CAP_SYS_ADMIN, /proc covered: refused" \
+    nosa "$cover &&" "$L" --no-network -- "$S" rewrite rproc/sys/kernel/core_pattern
+  grep -q "mountinfo cannot be read" "$_err" && pass "  ...saying why" || fail "  ...$(head -2 "$_err")"
+  expect_status 126 "root without CAP_SYS_ADMIN, a copy of the mount table over /proc: refused" \
+    nosa "$fake &&" "$L" --no-network -- "$S" rewrite rproc/sys/kernel/core_pattern
+  grep -q "is not a proc file system's" "$_err" && pass "  ...saying why" || fail "  ...$(head -2 "$_err")"
   # /proc/sys writable: refused for that reason (the refusal's code was taken
   # for "can build the namespace", which then failed naming another cause).
   expect_status 126 "root without CAP_SYS_ADMIN, /proc/sys writable: refused" \
