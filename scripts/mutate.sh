@@ -63,6 +63,9 @@ MUTATIONS=(
   'rootfs-nosa-fds-skipped|src/linux/backend.c|        if (sbx_rootfs_nosa_check(\&which)) {|        if (0 \&\& sbx_rootfs_nosa_check(\&which)) {'
   'rootfs-mountinfo-absent-ok|src/linux/rootfs.c|    if (fd < 0)\n        return fail(sys_errno);\n    if (fstatfs(fd, \&fs)|    if (fd < 0)\n        return 0;\n    if (fstatfs(fd, \&fs)'
   'rootfs-mountinfo-any-fs|src/linux/rootfs.c|    if (fstatfs(fd, \&fs) != 0 \|\| fs.f_type != PROC_SUPER_MAGIC) {|    if (fstatfs(fd, \&fs) != 0) {'
+  'rootfs-table-not-own|src/linux/rootfs.c|            if (rc == 0 \&\& ids->seen != (1u << ids->n) - 1) {|            if (0 \&\& rc == 0 \&\& ids->seen != (1u << ids->n) - 1) {'
+  'rootfs-nosa-dirs-allowed|src/linux/rootfs.c|    else if ((fm >= 0 \&\& (fm \& O_PATH)) \|\| (fstat(fd, \&st) == 0 \&\& S_ISDIR(st.st_mode)))|    else if (0 \&\& ((fm >= 0 \&\& (fm \& O_PATH)) \|\| (fstat(fd, \&st) == 0 \&\& S_ISDIR(st.st_mode))))'
+  'rootfs-nosa-cwd-unlisted|src/linux/rootfs.c|        if (mount_id_of(AT_FDCWD, dirs[i], \&ids.id[ids.n]) == 0)|        if (0 \&\& mount_id_of(AT_FDCWD, dirs[i], \&ids.id[ids.n]) == 0)'
   'guard-project-lock-unopened|src/linux/guardlock.c|    return dir ? open(dir, O_RDONLY \| O_DIRECTORY \| O_CLOEXEC) : -1;|    return dir ? -1 : -1;'
   'guard-backlog-unused|src/linux/guardwork.c|        if (s->n_backlog >= SBX_GUARD_BACKLOG)\n            return EAGAIN;|        return EAGAIN;'
 )

@@ -266,10 +266,13 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
      * namespace, if any, nests inside it and inherits its read-only mounts. */
     /* Without a namespace nothing can be made read-only: refused instead. */
     if (plan->root_nosa) {
-        int which;
-        if (sbx_rootfs_nosa_check(&which)) {
+        int which, kind = sbx_rootfs_nosa_check(&which);
+        if (kind) {
             *sys_errno = which;
-            return SBX_STEP_FD_KERNEL;
+            return kind == 1   ? SBX_STEP_FD_KERNEL
+                   : kind == 2 ? SBX_STEP_NOSA_DIR
+                   : kind == 3 ? SBX_STEP_NOSA_FOREIGN
+                               : SBX_STEP_KERNEL_MOUNTS;
         }
     }
     if (plan->rootfs) {
@@ -395,10 +398,11 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                         e == ENAMETOOLONG ? " (its mount point is longer than PATH_MAX, so it "
                                             "cannot be named: unmount it, or run the command as a "
                                             "normal user)"
-                        : e == ENOENT || e == EMEDIUMTYPE
+                        : e == ENOENT || e == EMEDIUMTYPE || e == EXDEV
                             ? " (/proc/self/mountinfo cannot be read, or is not a proc file "
-                              "system's, so they cannot be found: mount this pid namespace's "
-                              "proc on /proc, or run the command as a normal user)"
+                              "system's, or not this process's, so they cannot be found: mount "
+                              "this pid namespace's proc on /proc, or run the command as a "
+                              "normal user)"
                                           : " (unmount it, or run the command as a normal user)");
     case SBX_STEP_FD_KERNEL:
         if (e < 0)
@@ -415,6 +419,24 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                         "writing and change the kernel's settings; close it before the launch "
                         "(e.g. %d<&-)",
                         e, e, e);
+    case SBX_STEP_NOSA_DIR:
+        return sbx_fail(err, SANDBOX_E_REFUSED, 0,
+                        "running as root without CAP_SYS_ADMIN, and descriptor %d, inherited "
+                        "open, is a directory or an O_PATH descriptor: without a mount "
+                        "namespace of its own the sandbox cannot tell which mounts it reaches "
+                        "(another namespace's writable proc); close it before the launch (e.g. "
+                        "%d<&-; --close-fds closes all but 0-2)",
+                        e, e);
+    case SBX_STEP_NOSA_FOREIGN:
+        return sbx_fail(err, SANDBOX_E_REFUSED, e,
+                        "running as root without CAP_SYS_ADMIN, and the working directory or "
+                        "the root is on a mount that this mount namespace's table does not list "
+                        "(another namespace's, entered through /proc/PID/root or setns; a "
+                        "chroot into a directory that is no mount point), or the "
+                        "table cannot be read (%s): relative names could reach mounts the "
+                        "sandbox cannot check; start the command from a directory of this "
+                        "namespace",
+                        strerror(e));
     case SBX_STEP_CORE:
         return sbx_fail(err, SANDBOX_E_SYSTEM, e, "cannot switch core dumps off: %s",
                         strerror(e));

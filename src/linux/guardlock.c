@@ -25,8 +25,9 @@
  * the other (review of 2 December, F2: a repository made of two runs'
  * sockets in 87 iterations). So a guard also takes an exclusive flock on
  * the project's root directory, which every user's run of that project
- * opens: after the home's lock, always, so no two guards wait on each other
- * in a cycle. flock's lock belongs to an open file description, so each
+ * opens: before the home's lock, always, so no two guards wait on each
+ * other in a cycle (each holds at most one project's lock, and takes the
+ * home's last), and a lock held on one project stalls only its runs. flock's lock belongs to an open file description, so each
  * supervisor uses a description of its own, opened from the plan's
  * descriptor ("." beneath it), never a shared one; a worker closes its copy. */
 #define _GNU_SOURCE
@@ -91,30 +92,32 @@ int sbx_guard_project_reopen(int fd)
 int sbx_guard_lock_take(struct sbx_sup *s)
 {
     struct timespec start, now;
-    int home = s->glock_fd < 0;
+    int proj = s->plock_fd < 0, e;
     if (!sbx_guard_lock_any(s) || s->glock_held)
         return 0;
     clock_gettime(CLOCK_MONOTONIC, &start);
     for (;;) {
-        if (!home && set_lock(s->glock_fd, F_WRLCK) == 0)
-            home = 1;
-        else if (!home && errno != EAGAIN && errno != EACCES && errno != EINTR)
+        /* The project's first: one held on a project (a denial of service)
+         * then stalls that project's runs only, not the user's others. */
+        if (!proj && flock(s->plock_fd, LOCK_EX | LOCK_NB) == 0)
+            proj = 1;
+        else if (!proj && errno != EWOULDBLOCK && errno != EINTR)
             return errno;
-        if (home && (s->plock_fd < 0 || flock(s->plock_fd, LOCK_EX | LOCK_NB) == 0)) {
+        if (proj && (s->glock_fd < 0 || set_lock(s->glock_fd, F_WRLCK) == 0)) {
             s->glock_held = 1;
             return 0;
         }
-        if (home && errno != EWOULDBLOCK && errno != EINTR) {
-            int e = errno;
-            if (s->glock_fd >= 0)
-                (void)set_lock(s->glock_fd, F_UNLCK);
+        if (proj && errno != EAGAIN && errno != EACCES && errno != EINTR) {
+            e = errno;
+            if (s->plock_fd >= 0)
+                (void)flock(s->plock_fd, LOCK_UN);
             return e;
         }
         clock_gettime(CLOCK_MONOTONIC, &now);
         if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >
             SBX_GUARD_LOCK_MS) {
-            if (home && s->glock_fd >= 0)
-                (void)set_lock(s->glock_fd, F_UNLCK);
+            if (proj && s->plock_fd >= 0)
+                (void)flock(s->plock_fd, LOCK_UN);
             return EAGAIN;
         }
         /* Another run's guard is in the middle of one call: the timers and

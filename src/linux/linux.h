@@ -128,7 +128,9 @@ enum sbx_step {
     SBX_STEP_KERNEL_MOUNTS = 15, /* root: another mount of a kernel fs left writable */
     /* Root without CAP_SYS_ADMIN: a descriptor ("errno" its number), the
      * working directory (-1) or the root (-2) on a writable kernel fs. */
-    SBX_STEP_FD_KERNEL = 16
+    SBX_STEP_FD_KERNEL = 16,
+    SBX_STEP_NOSA_DIR = 17,    /* ...: an inherited directory or O_PATH descriptor */
+    SBX_STEP_NOSA_FOREIGN = 18 /* ...: cwd or root not in the mount table ("errno") */
 };
 
 /* Build the plan. On success the caller owns plan->ruleset_fd (release with
@@ -218,8 +220,11 @@ int sbx_rootfs_proc_read_only(int *sys_errno);
 int sbx_rootfs_own_devices(int *sys_errno);
 /* Root without CAP_SYS_ADMIN, which has no namespace of its own: 1 when the
  * working directory (*which -1), the root (-2) or an inherited descriptor
- * (its number) is on a writable kernel file system mount, 0 when none.
- * Async-signal-safe. */
+ * (its number) is on a writable kernel file system mount; 2 when an
+ * inherited descriptor is a directory or O_PATH; 3 (*which an errno) when
+ * the mount table does not list the working directory's and the root's
+ * mounts, or cannot be read; 4 when a kernel file system is mounted
+ * writable now; 0 when none. Async-signal-safe. */
 int sbx_rootfs_nosa_check(int *which);
 /* In a mount namespace the caller may change (the masks' user namespace):
  * mount a devpts instance of the command's own over /dev/pts when that is a

@@ -160,7 +160,14 @@ static int read_only_mount(const char *path)
     return statvfs(path, &st) != 0 || (st.f_flag & ST_RDONLY);
 }
 
-static int kernel_mounts_scan(int apply, char *found, size_t found_size, int *sys_errno);
+/* Mount ids a scan must find in the table (mountinfo's first field). */
+struct mount_ids {
+    unsigned long long id[3];
+    int n;
+    unsigned seen;
+};
+static int kernel_mounts_scan(int apply, char *found, size_t found_size, struct mount_ids *ids,
+                              int *sys_errno);
 
 /* The parts of /proc through which uid 0 alone, without CAP_SYS_ADMIN,
  * changes the host: sysctls, the SysRq trigger (a crash), interrupt
@@ -192,15 +199,18 @@ int sbx_rootfs_check(char *warning, size_t warning_size, sandbox_error *err)
      * /proc included (a writable cgroup under a read-only /sys, binfmt_misc
      * under a read-only /proc/sys: review r41 F1), and a /host/proc
      * elsewhere (review r40 F3); /proc itself only through the paths above. */
-    if (kernel_mounts_scan(0, other, sizeof other, &e) != 0 && !other[0])
+    if (kernel_mounts_scan(0, other, sizeof other, NULL, &e) != 0 && !other[0])
         return sbx_fail(err, SANDBOX_E_UNSUPPORTED, e,
                         "running as root without CAP_SYS_ADMIN, and /proc/self/mountinfo %s%s%s: "
                         "the sandbox cannot tell whether a kernel file system is mounted "
                         "writable, and a root command could write the kernel's settings through "
                         "it; mount this pid namespace's proc on /proc, run the launcher as a "
                         "normal user, or with CAP_SYS_ADMIN; the command was not run",
-                        e == EMEDIUMTYPE ? "is not a proc file system's" : "cannot be read (",
-                        e == EMEDIUMTYPE ? "" : strerror(e), e == EMEDIUMTYPE ? "" : ")");
+                        e == EMEDIUMTYPE ? "is not a proc file system's"
+                        : e == EXDEV     ? "is not this process's (another table bound over it)"
+                                         : "cannot be read (",
+                        e == EMEDIUMTYPE || e == EXDEV ? "" : strerror(e),
+                        e == EMEDIUMTYPE || e == EXDEV ? "" : ")");
     if (other[0])
         return sbx_fail(err, SANDBOX_E_UNSUPPORTED, e,
                         "running as root without CAP_SYS_ADMIN, and %s is mounted writable: the "
@@ -944,11 +954,15 @@ static int reaches_mount(const char *path, const char *id)
  * needed come before the long ones. The mount point's \ooo escapes are
  * undone in place. */
 static int kernel_mount_line(char *line, int whole, int apply, char *found, size_t found_size,
-                             int *sys_errno)
+                             struct mount_ids *ids, int *sys_errno)
 {
     uint64_t ro[4] = SBX_MOUNT_ATTR_READ_ONLY;
     char *f[6], *sep, *type, *end, *r, *w;
+    unsigned long long id = strtoull(line, &end, 10);
     size_t i, k;
+    for (i = 0; *end == ' ' && i < (size_t)ids->n; i++)
+        if (ids->id[i] == id)
+            ids->seen |= 1u << i;
     for (i = 0, r = line; i < 6; i++) {
         f[i] = r;
         r = strchr(r, ' ');
@@ -990,7 +1004,8 @@ static int kernel_mount_line(char *line, int whole, int apply, char *found, size
     /* A check leaves it to no namespace: a mount since covered is still
      * reached through a working directory inside it (review r42 F1). */
     if (!apply) {
-        snprintf(found, found_size, "%s (%s)", f[4], type);
+        if (!found[0])
+            snprintf(found, found_size, "%s (%s)", f[4], type);
         return 1;
     }
     if (!reaches_mount(f[4], f[0]))
@@ -1013,8 +1028,37 @@ cut:
  * /proc/sys in the project wrote the host's kernel.domainname, and so could
  * core_pattern, in every mode). Read with read(2) into a buffer of its own:
  * no allocation on this path. */
-static int kernel_mounts_scan(int apply, char *found, size_t found_size, int *sys_errno)
+/* A check's finding (1) is remembered, not returned, until the table has
+ * been read whole and found to be this process's own. */
+static int scan_line(char *line, int whole, int apply, char *found, size_t found_size,
+                     struct mount_ids *ids, int *hit, int *sys_errno)
 {
+    int rc = kernel_mount_line(line, whole, apply, found, found_size, ids, sys_errno);
+    if (rc == 1 && !apply) {
+        *hit = 1;
+        return 0;
+    }
+    return rc;
+}
+
+static int mount_id_of(int dirfd, const char *path, unsigned long long *id)
+{
+    struct statx st;
+    if (syscall(SYS_statx, dirfd, path, AT_EMPTY_PATH | AT_NO_AUTOMOUNT, STATX_MNT_ID, &st) != 0)
+        return -1;
+    if (!(st.stx_mask & STATX_MNT_ID)) {
+        errno = ENOSYS;
+        return -1;
+    }
+    *id = st.stx_mnt_id;
+    return 0;
+}
+
+static int kernel_mounts_scan(int apply, char *found, size_t found_size, struct mount_ids *ids,
+                              int *sys_errno)
+{
+    struct mount_ids own = {{0}, 0, 0};
+    int hit = 0;
     /* A line's start up to its type holds two paths of up to PATH_MAX, each
      * up to four times as long with \ooo escapes. */
     char buf[8 * PATH_MAX + 1024], *start, *nl;
@@ -1034,6 +1078,14 @@ static int kernel_mounts_scan(int apply, char *found, size_t found_size, int *sy
         errno = EMEDIUMTYPE;
         return fail(sys_errno);
     }
+    /* Nor one that is not this process's: another process's table bound
+     * over ours lists another namespace (review r44 F2). Mount ids are
+     * unique across namespaces, and ours must list the mount this file was
+     * opened through. Where the kernel cannot say (before 5.8), nothing. */
+    if (!ids)
+        ids = &own;
+    if (ids->n < 3 && mount_id_of(fd, "", &ids->id[ids->n]) == 0)
+        ids->n++;
     for (;;) {
         n = read(fd, buf + have, sizeof buf - 1 - have);
         if (n < 0) {
@@ -1050,21 +1102,32 @@ static int kernel_mounts_scan(int apply, char *found, size_t found_size, int *sy
             *nl = '\0';
             if (skip)
                 skip = 0; /* the end of a line cut short, acted on already */
-            else if ((rc = kernel_mount_line(start, 1, apply, found, found_size, sys_errno)) != 0)
+            else if ((rc = scan_line(start, 1, apply, found, found_size, ids, &hit,
+                                     sys_errno)) != 0)
                 goto out;
             start = nl + 1;
         }
         rest = have - (size_t)(start - buf);
         if (n == 0) {
             if (rest && !skip)
-                rc = kernel_mount_line(start, 1, apply, found, found_size, sys_errno);
+                rc = scan_line(start, 1, apply, found, found_size, ids, &hit, sys_errno);
+            /* Judged once the whole table is read: a writable mount named
+             * in another namespace's table may not exist in this one. */
+            if (rc == 0 && ids->seen != (1u << ids->n) - 1) {
+                if (found)
+                    found[0] = '\0';
+                errno = EXDEV; /* not this mount namespace's table, or not all of it */
+                rc = fail(sys_errno);
+            } else if (rc == 0) {
+                rc = hit;
+            }
             goto out;
         }
         if (rest == sizeof buf - 1) {
             /* One line longer than the buffer (a file system's options:
              * overlayfs lists its layers): its start is enough. */
-            if (!skip && (rc = kernel_mount_line(start, 0, apply, found, found_size,
-                                                 sys_errno)) != 0)
+            if (!skip && (rc = scan_line(start, 0, apply, found, found_size, ids, &hit,
+                                         sys_errno)) != 0)
                 goto out;
             skip = 1;
             rest = 0;
@@ -1079,7 +1142,7 @@ out:
 
 static int kernel_mounts_read_only(int *sys_errno)
 {
-    return kernel_mounts_scan(1, NULL, 0, sys_errno);
+    return kernel_mounts_scan(1, NULL, 0, NULL, sys_errno);
 }
 
 /* The kernel file systems of kernel_fs, by statfs's magic number. */
@@ -1107,16 +1170,30 @@ static int kernel_writable(int fd)
            fstatvfs(fd, &vfs) == 0 && !(vfs.f_flag & ST_RDONLY);
 }
 
+/* An inherited descriptor: 1 on a writable kernel file system, 2 a
+ * directory or O_PATH (relative names from it reach whatever namespace it
+ * was opened in: review r44 F1), as fd + 1 in the low bits. */
 static int nosa_visit(int fd, void *ctx)
 {
-    int fl = fcntl(fd, F_GETFD);
-    (void)ctx;
-    return fl >= 0 && !(fl & FD_CLOEXEC) && kernel_writable(fd) ? fd + 1 : 0;
+    struct stat st;
+    int fl = fcntl(fd, F_GETFD), *kind = ctx, fm;
+    if (fl < 0 || (fl & FD_CLOEXEC))
+        return 0;
+    fm = fcntl(fd, F_GETFL);
+    if (kernel_writable(fd))
+        *kind = 1;
+    else if ((fm >= 0 && (fm & O_PATH)) || (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)))
+        *kind = 2;
+    else
+        return 0;
+    return fd + 1;
 }
 
 int sbx_rootfs_nosa_check(int *which)
 {
-    int fd, hit = -1, n;
+    struct mount_ids ids = {{0}, 0, 0};
+    char other[PATH_MAX + 32] = "";
+    int fd, hit = -1, n, kind = 0, e = 0;
     static const char *const dirs[] = {".", "/"};
     size_t i;
     for (i = 0; hit < 0 && i < sizeof dirs / sizeof dirs[0]; i++) {
@@ -1130,10 +1207,21 @@ int sbx_rootfs_nosa_check(int *which)
         *which = -1 - hit;
         return 1;
     }
-    n = sbx_fd_each(0, nosa_visit, NULL);
+    /* The working directory and the root on mounts of this namespace's
+     * table, which the plan's check found read-only (a directory of
+     * another namespace, entered by setns or through /proc/PID/root, would
+     * reach its mounts: review r44 F1); the table read again, here. */
+    for (i = 0; i < 2; i++)
+        if (mount_id_of(AT_FDCWD, dirs[i], &ids.id[ids.n]) == 0)
+            ids.n++;
+    if (kernel_mounts_scan(0, other, sizeof other, &ids, &e) != 0) {
+        *which = other[0] ? EBUSY : e;
+        return other[0] ? 4 : 3;
+    }
+    n = sbx_fd_each(0, nosa_visit, &kind);
     if (n > 0) {
         *which = n - 1;
-        return 1;
+        return kind;
     }
     return 0;
 }

@@ -154,6 +154,17 @@ if have core_pattern_w; then
       beneath "$fake" bash "$piped" "$L" "$m" -- "$S" rewrite rproc/sys/kernel/core_pattern
     grep -q "Wrong medium type" "$_out" && pass "  ...saying why" || fail "  ...$(head -2 "$_out")"
   done
+  # Another process's table bound over the launcher's own (review r44 F2):
+  # a proc file, but of the host's namespace, which lists no proc in the
+  # project. The table must list the mount it was read through.
+  bound="mount -t proc proc $R/rproc && mount --bind /proc/1/mountinfo /proc/\$\$/mountinfo"
+  expect_status 0 "unconfined, with pid 1's table bound over its own, root rewrites core_pattern in the project" \
+    beneath "$bound" "$S" rewrite rproc/sys/kernel/core_pattern
+  for m in --no-network --sandbox; do
+    expect_status 126 "pid 1's mount table bound over the launcher's, $m: refused" \
+      beneath "$bound" "$L" "$m" -- "$S" rewrite rproc/sys/kernel/core_pattern
+    grep -q "Cross-device link" "$_err" && pass "  ...saying why" || fail "  ...$(head -2 "$_err")"
+  done
   # A mountinfo line longer than any buffer (review r41 F4: one over 16 KB
   # refused every root launch). An overlay whose source, mount point and
   # layers are spaces (each escaped to four bytes) makes a 42 KB line; the
@@ -268,6 +279,27 @@ if have core_pattern_w; then
   expect_status 126 "root without CAP_SYS_ADMIN, a copy of the mount table over /proc: refused" \
     nosa "$fake &&" bash "$piped" "$L" --no-network -- "$S" rewrite rproc/sys/kernel/core_pattern
   grep -q "is not a proc file system's" "$_out" && pass "  ...saying why" || fail "  ...$(head -2 "$_out")"
+  expect_status 126 "root without CAP_SYS_ADMIN, pid 1's mount table bound over the launcher's: refused" \
+    nosa "$bound &&" "$L" --no-network -- "$S" rewrite rproc/sys/kernel/core_pattern
+  grep -q "is not this process's" "$_err" && pass "  ...saying why" || fail "  ...$(head -2 "$_err")"
+  # A directory of another mount namespace (review r44 F1): the host's "/"
+  # inherited as fd 7, or entered as the working directory, reaches the
+  # host's writable /proc/sys by relative names; nothing without a
+  # namespace of its own can check what lies beneath it.
+  host_fd() { nosa "$@" 7</; }
+  rel=$(realpath -m --relative-to="$D" /proc/sys/kernel/core_pattern)
+  in_host="cd -P /proc/self/fd/7$D && exec 7<&- &&"
+  expect_status 0 "unconfined, through the host's / inherited as fd 7, root rewrites core_pattern" \
+    host_fd "" "$S" rewrite /proc/self/fd/7/proc/sys/kernel/core_pattern
+  expect_status 0 "unconfined, from a working directory in the host's namespace, root rewrites $rel" \
+    host_fd "$in_host" "$S" rewrite "$rel"
+  expect_status 126 "root without CAP_SYS_ADMIN, the host's / inherited as fd 7: refused" \
+    host_fd "" "$L" --no-network -- "$S" rewrite /proc/self/fd/7/proc/sys/kernel/core_pattern
+  grep -q "descriptor 7, inherited open, is a directory" "$_err" && pass "  ...naming it" ||
+    fail "  ...$(head -2 "$_err")"
+  expect_status 126 "root without CAP_SYS_ADMIN, a working directory in the host's namespace: refused" \
+    host_fd "$in_host" "$L" --no-network -- "$S" rewrite "$rel"
+  grep -q "table does not list" "$_err" && pass "  ...saying why" || fail "  ...$(head -2 "$_err")"
   # /proc/sys writable: refused for that reason (the refusal's code was taken
   # for "can build the namespace", which then failed naming another cause).
   expect_status 126 "root without CAP_SYS_ADMIN, /proc/sys writable: refused" \
