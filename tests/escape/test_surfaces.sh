@@ -140,13 +140,25 @@ if have core_pattern_w; then
   fake="mount --bind /proc $R/rproc && grep -v ' $R/rproc ' /proc/self/mountinfo >$_scratch/fake.mi &&
     mount -t tmpfs -o size=1m none /proc && mkdir -p /proc/self /proc/sys &&
     cp $_scratch/fake.mi /proc/self/mountinfo && mount -o remount,ro /proc"
-  expect_status 0 "unconfined, /proc covered: root rewrites core_pattern through the proc in the project" \
-    beneath "$cover" "$S" rewrite rproc/sys/kernel/core_pattern
   # Output to a pipe: a file would be refused by the descriptor check, which
   # cannot name it once /proc is covered, and hide what the scan does.
-  printf '%s\n' 'set -o pipefail; "$@" 2>&1 | cat' >"$_scratch/piped.sh"
+  # Only 0-2 open: any other descriptor the harness left would be refused
+  # too, for want of a /proc to name it by.
+  printf '%s\n' 'for i in $(seq 3 30); do eval "exec $i>&-"; done; set -o pipefail; "$@" 2>&1 | cat' \
+    >"$_scratch/piped.sh"
   piped="$_scratch/piped.sh"
+  # A sanitizer build cannot run with /proc covered (LeakSanitizer fails
+  # the process for want of /proc/PID/task).
+  noproc=0
+  if have unsanitized; then
+    noproc=1
+    expect_status 0 "unconfined, /proc covered: root rewrites core_pattern through the proc in the project" \
+      beneath "$cover" "$S" rewrite rproc/sys/kernel/core_pattern
+  else
+    skip "unsanitized: a sanitizer build does not run with /proc covered; the plain build checks it"
+  fi
   for m in --no-network --sandbox; do
+    [ "$noproc" = 1 ] || break
     expect_status 126 "/proc covered, a writable proc in the project, $m: refused" \
       beneath "$cover" bash "$piped" "$L" "$m" -- "$S" rewrite rproc/sys/kernel/core_pattern
     grep -q "mountinfo cannot be read" "$_out" && pass "  ...saying why" || fail "  ...$(head -2 "$_out")"
@@ -163,7 +175,7 @@ if have core_pattern_w; then
   for m in --no-network --sandbox; do
     expect_status 126 "pid 1's mount table bound over the launcher's, $m: refused" \
       beneath "$bound" "$L" "$m" -- "$S" rewrite rproc/sys/kernel/core_pattern
-    grep -q "Cross-device link" "$_err" && pass "  ...saying why" || fail "  ...$(head -2 "$_err")"
+    grep -qi "cross-device link" "$_err" && pass "  ...saying why" || fail "  ...$(head -2 "$_err")"
   done
   # A mountinfo line longer than any buffer (review r41 F4: one over 16 KB
   # refused every root launch). An overlay whose source, mount point and
@@ -273,12 +285,14 @@ if have core_pattern_w; then
   expect_status 126 "root without CAP_SYS_ADMIN, fd 5 opened before /proc/sys was made read-only: refused" \
     early_fd "$L" --no-network -- "$S" rewrite /proc/self/fd/5
   grep -q "descriptor 5, inherited" "$_err" && pass "  ...naming it" || fail "  ...$(head -2 "$_err")"
-  expect_status 126 "root without CAP_SYS_ADMIN, /proc covered: refused" \
-    nosa "$cover &&" bash "$piped" "$L" --no-network -- "$S" rewrite rproc/sys/kernel/core_pattern
-  grep -q "mountinfo cannot be read" "$_out" && pass "  ...saying why" || fail "  ...$(head -2 "$_out")"
-  expect_status 126 "root without CAP_SYS_ADMIN, a copy of the mount table over /proc: refused" \
-    nosa "$fake &&" bash "$piped" "$L" --no-network -- "$S" rewrite rproc/sys/kernel/core_pattern
-  grep -q "is not a proc file system's" "$_out" && pass "  ...saying why" || fail "  ...$(head -2 "$_out")"
+  if [ "$noproc" = 1 ]; then
+    expect_status 126 "root without CAP_SYS_ADMIN, /proc covered: refused" \
+      nosa "$cover &&" bash "$piped" "$L" --no-network -- "$S" rewrite rproc/sys/kernel/core_pattern
+    grep -q "mountinfo cannot be read" "$_out" && pass "  ...saying why" || fail "  ...$(head -2 "$_out")"
+    expect_status 126 "root without CAP_SYS_ADMIN, a copy of the mount table over /proc: refused" \
+      nosa "$fake &&" bash "$piped" "$L" --no-network -- "$S" rewrite rproc/sys/kernel/core_pattern
+    grep -q "is not a proc file system's" "$_out" && pass "  ...saying why" || fail "  ...$(head -2 "$_out")"
+  fi
   expect_status 126 "root without CAP_SYS_ADMIN, pid 1's mount table bound over the launcher's: refused" \
     nosa "$bound &&" "$L" --no-network -- "$S" rewrite rproc/sys/kernel/core_pattern
   grep -q "is not this process's" "$_err" && pass "  ...saying why" || fail "  ...$(head -2 "$_err")"
