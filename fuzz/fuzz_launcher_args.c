@@ -2,8 +2,8 @@
  *
  * The input, split at NUL bytes, is argv[1..]. parse_args() must return an
  * exit status it documents (0, 2, 126) or LAUNCHER_PROCEED, and on PROCEED:
- * the command points into argv, a command is present unless --explain or
- * --self-test was given, at most LAUNCHER_MAX_KEEP_FDS descriptors are kept,
+ * the command points into argv (no policy for --self-test or --index-watch),
+ * a command is present unless --explain was given, at most LAUNCHER_MAX_KEEP_FDS descriptors are kept,
  * all of them >= 0, and the policy explains for the requested target with
  * valid JSON (or fails with a message). Nothing is run: the fuzzer never
  * reaches sandbox_enforce. Absolute paths are moved under a small fixture
@@ -36,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(storage);
         return 0;
     }
-    if (o.self_test) {
+    if (o.self_test || o.index_watch) {
+        /* Both ignore every other flag and build no policy. */
         FUZZ_CHECK(o.policy == NULL);
         fuzz_free_all(jailed, n);
         free(storage);
