@@ -398,6 +398,10 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                         e == ENAMETOOLONG ? " (its mount point is longer than PATH_MAX, so it "
                                             "cannot be named: unmount it, or run the command as a "
                                             "normal user)"
+                        : e == ESTALE ? " (its mount point was renamed or removed while the "
+                                        "launcher made it read-only: a process is changing the "
+                                        "directories above it; stop it, or unmount the file "
+                                        "system)"
                         : e == ENOENT || e == EMEDIUMTYPE || e == EXDEV
                             ? " (/proc/self/mountinfo cannot be read, or is not a proc file "
                               "system's, or not this process's, so they cannot be found: mount "

@@ -165,6 +165,8 @@ struct mount_ids {
     unsigned long long id[3];
     int n;
     unsigned seen;
+    unsigned long long proc_id; /* the mount "/proc" resolves to now, or 0 */
+    int gone; /* kernel mounts skipped (apply): no path reached them */
 };
 static int kernel_mounts_scan(int apply, char *found, size_t found_size, struct mount_ids *ids,
                               int *sys_errno);
@@ -929,10 +931,11 @@ static const char *const kernel_fs[] = {
     "fusectl",   "selinuxfs", "smackfs",  "nfsd",       "rpc_pipefs", "resctrl",
     "xenfs",     "s390_hypfs"};
 
-/* Whether `path` reaches the mount numbered `id` in mountinfo: not when a
- * later mount covers it (overmounted: no name reaches it, for the command
- * either) or its mount point is gone. Where the kernel cannot say (before
- * Linux 5.8), it does. */
+/* Whether `path` reaches the mount numbered `id` in mountinfo: 1 yes; 0
+ * when a later mount covers it (overmounted: no name reaches it, for the
+ * command either); -1 when no such path is there now (removed, or renamed
+ * since the table was read). Where the kernel cannot say (before Linux
+ * 5.8), 1. */
 static int reaches_mount(const char *path, const char *id)
 {
     struct statx st;
@@ -941,7 +944,7 @@ static int reaches_mount(const char *path, const char *id)
 
     if (syscall(SYS_statx, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_MNT_ID,
                 &st) != 0)
-        return errno != ENOENT;
+        return errno == ENOENT ? -1 : 1;
     return !(st.stx_mask & STATX_MNT_ID) || *end != '\0' || st.stx_mnt_id == want;
 }
 
@@ -998,7 +1001,10 @@ static int kernel_mount_line(char *line, int whole, int apply, char *found, size
     /* /proc itself: through the paths made read-only (apply) or required
      * so (check). Read-only already: whatever is beneath has its own line
      * (after apply: all of /sys and the /proc directories). */
-    if (f[4][0] != '/' || (strcmp(f[4], "/proc") == 0 && strcmp(type, "proc") == 0) ||
+    /* Only the proc "/proc" resolves to: one stacked beneath it is another
+     * proc, reached from a working directory inside it (review r45 F1). */
+    if (f[4][0] != '/' ||
+        (strcmp(f[4], "/proc") == 0 && strcmp(type, "proc") == 0 && id == ids->proc_id) ||
         strncmp(f[5], "rw", 2) != 0 || (f[5][2] != ',' && f[5][2] != '\0'))
         return 0;
     /* A check leaves it to no namespace: a mount since covered is still
@@ -1008,13 +1014,25 @@ static int kernel_mount_line(char *line, int whole, int apply, char *found, size
             snprintf(found, found_size, "%s (%s)", f[4], type);
         return 1;
     }
-    if (!reaches_mount(f[4], f[0]))
+    k = (size_t)(reaches_mount(f[4], f[0]) + 1); /* 0 gone, 1 covered, 2 reached */
+    if (k == 1)
         return 0;
-    if (syscall(SYS_mount_setattr, AT_FDCWD, f[4], AT_RECURSIVE | AT_SYMLINK_NOFOLLOW, ro,
-                sizeof ro) == 0 ||
-        errno == ENOENT /* no path reaches it (its mount point was removed) */)
+    if (k == 2 && syscall(SYS_mount_setattr, AT_FDCWD, f[4], AT_RECURSIVE | AT_SYMLINK_NOFOLLOW,
+                          ro, sizeof ro) == 0)
         return 0;
-    return fail(sys_errno);
+    if (k == 2 && errno != ENOENT)
+        return fail(sys_errno);
+    /* No path reaches it now: removed, or a directory above it renamed
+     * between the table's read and here, by anyone who may write there
+     * (review r45 F2: a concurrent command did, and the proc in the
+     * project stayed writable). Counted: the table is read again, and the
+     * second time it is a refusal. */
+    if (apply == 2) {
+        errno = ESTALE;
+        return fail(sys_errno);
+    }
+    ids->gone++;
+    return 0;
 cut:
     if (whole)
         return 0; /* not a mount line: nothing to act on */
@@ -1057,7 +1075,7 @@ static int mount_id_of(int dirfd, const char *path, unsigned long long *id)
 static int kernel_mounts_scan(int apply, char *found, size_t found_size, struct mount_ids *ids,
                               int *sys_errno)
 {
-    struct mount_ids own = {{0}, 0, 0};
+    struct mount_ids own = {{0}, 0, 0, 0, 0};
     int hit = 0;
     /* A line's start up to its type holds two paths of up to PATH_MAX, each
      * up to four times as long with \ooo escapes. */
@@ -1086,6 +1104,8 @@ static int kernel_mounts_scan(int apply, char *found, size_t found_size, struct 
         ids = &own;
     if (ids->n < 3 && mount_id_of(fd, "", &ids->id[ids->n]) == 0)
         ids->n++;
+    if (mount_id_of(AT_FDCWD, "/proc", &ids->proc_id) != 0)
+        ids->proc_id = 0;
     for (;;) {
         n = read(fd, buf + have, sizeof buf - 1 - have);
         if (n < 0) {
@@ -1142,7 +1162,14 @@ out:
 
 static int kernel_mounts_read_only(int *sys_errno)
 {
-    return kernel_mounts_scan(1, NULL, 0, NULL, sys_errno);
+    struct mount_ids ids, again;
+    memset(&ids, 0, sizeof ids);
+    memset(&again, 0, sizeof again);
+    if (kernel_mounts_scan(1, NULL, 0, &ids, sys_errno) != 0)
+        return -1;
+    /* One no path reached: once more, from a new read (2: refuse what no
+     * path reaches again). */
+    return ids.gone ? kernel_mounts_scan(2, NULL, 0, &again, sys_errno) : 0;
 }
 
 /* The kernel file systems of kernel_fs, by statfs's magic number. */
@@ -1191,7 +1218,7 @@ static int nosa_visit(int fd, void *ctx)
 
 int sbx_rootfs_nosa_check(int *which)
 {
-    struct mount_ids ids = {{0}, 0, 0};
+    struct mount_ids ids = {{0}, 0, 0, 0, 0};
     char other[PATH_MAX + 32] = "";
     int fd, hit = -1, n, kind = 0, e = 0;
     static const char *const dirs[] = {".", "/"};

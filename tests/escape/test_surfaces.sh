@@ -177,6 +177,41 @@ if have core_pattern_w; then
       beneath "$bound" "$L" "$m" -- "$S" rewrite rproc/sys/kernel/core_pattern
     grep -qi "cross-device link" "$_err" && pass "  ...saying why" || fail "  ...$(head -2 "$_err")"
   done
+  # A directory above a proc in the project renamed back and forth while
+  # the launcher made it read-only (review r45 F2): the path the table
+  # gave found nothing, the mount was skipped as gone, and core_pattern was
+  # written in about one launch in four (a confined command of another run
+  # can do the renaming). Now a mount no path reaches is looked for once
+  # more, and refused if it is still not found.
+  mkdir -p rn/x/proc
+  cat >"$_scratch/rename.py" <<'EOP'
+import os, sys, time
+os.chdir(sys.argv[1]); end = time.time() + float(sys.argv[2])
+while time.time() < end:
+    try:
+        os.rename("x", "y"); os.rename("y", "x")
+    except OSError:
+        pass
+EOP
+  cat >"$_scratch/race.sh" <<'EOS'
+R=$1 L=$2 S=$3 M=$4
+# The renamer of the previous mode may have stopped between its renames.
+[ -d "$R/rn/y" ] && { mv "$R/rn/y" "$R/rn/x" || exit 4; }
+mount -t proc proc "$R/rn/x/proc" || exit 3
+python3 "$0.py" "$R/rn" 600 & r=$!
+w=0
+for t in $(seq 20); do
+  "$L" "$M" -- sh -c 'for d in x y x y; do "$1" rewrite "$2/rn/$d/proc/sys/kernel/core_pattern" 2>/dev/null && exit 0; done; exit 1' - "$S" "$R" >/dev/null 2>&1 && w=$((w+1))
+done
+kill $r 2>/dev/null; wait $r 2>/dev/null
+echo "wrote $w"
+EOS
+  mv "$_scratch/rename.py" "$_scratch/race.sh.py"
+  for m in --no-network --sandbox; do
+    got=$(unshare -m --propagation private bash "$_scratch/race.sh" "$R" "$L" "$S" "$m" 2>&1)
+    [ "$got" = "wrote 0" ] && pass "$m: a proc in the project, its folder renamed during 20 launches: never written" ||
+      fail "$m: a proc in the project, its folder renamed during the launches: $got"
+  done
   # A mountinfo line longer than any buffer (review r41 F4: one over 16 KB
   # refused every root launch). An overlay whose source, mount point and
   # layers are spaces (each escaped to four bytes) makes a 42 KB line; the
@@ -314,6 +349,18 @@ if have core_pattern_w; then
   expect_status 126 "root without CAP_SYS_ADMIN, a working directory in the host's namespace: refused" \
     host_fd "$in_host" "$L" --no-network -- "$S" rewrite "$rel"
   grep -q "table does not list" "$_err" && pass "  ...saying why" || fail "  ...$(head -2 "$_err")"
+  # A writable proc stacked beneath the one at /proc (review r45 F1), with
+  # a tmpfs on it as the working directory: its line is at /proc too, but
+  # only the proc "/proc" resolves to is exempt.
+  stacked='mount -t proc proc /proc && mount -t tmpfs t /proc/sys/kernel/random &&
+    cd /proc/sys/kernel/random && mount -t proc proc /proc && mount --bind /proc/sys /proc/sys &&
+    mount -o remount,bind,ro /proc/sys && for p in /proc/sysrq-trigger /proc/irq /proc/bus /proc/fs /proc/acpi; do
+    [ -e "$p" ] || continue; mount --bind "$p" "$p" && mount -o remount,bind,ro "$p" || exit 3; done &&'
+  expect_status 0 "unconfined, a working directory on a proc stacked beneath /proc: core_pattern is rewritten" \
+    nosa "$stacked" "$S" rewrite ../core_pattern
+  expect_status 126 "root without CAP_SYS_ADMIN, a writable proc stacked beneath the one at /proc: refused" \
+    nosa "$stacked" "$L" --no-network -- "$S" rewrite ../core_pattern
+  grep -q "/proc (proc) is mounted writable" "$_err" && pass "  ...naming it" || fail "  ...$(head -2 "$_err")"
   # /proc/sys writable: refused for that reason (the refusal's code was taken
   # for "can build the namespace", which then failed naming another cause).
   expect_status 126 "root without CAP_SYS_ADMIN, /proc/sys writable: refused" \
