@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -160,6 +161,9 @@ static int read_only_mount(const char *path)
     return statvfs(path, &st) != 0 || (st.f_flag & ST_RDONLY);
 }
 
+/* Writable kernel mounts no path reaches that one launch looks into. */
+#define SBX_ROOTFS_MAX_UNREACHED 16
+
 /* Mount ids a scan must find in the table (mountinfo's first field). */
 struct mount_ids {
     unsigned long long id[3];
@@ -167,6 +171,9 @@ struct mount_ids {
     unsigned seen;
     unsigned long long proc_id; /* the mount "/proc" resolves to now, or 0 */
     int gone; /* kernel mounts skipped (apply): no path reached them */
+    /* Those the second read found unreached too, for the proof. */
+    unsigned long long unreached[SBX_ROOTFS_MAX_UNREACHED];
+    int n_unreached;
 };
 static int kernel_mounts_scan(int apply, char *found, size_t found_size, struct mount_ids *ids,
                               int *sys_errno);
@@ -931,21 +938,34 @@ static const char *const kernel_fs[] = {
     "fusectl",   "selinuxfs", "smackfs",  "nfsd",       "rpc_pipefs", "resctrl",
     "xenfs",     "s390_hypfs"};
 
-/* Whether `path` reaches the mount numbered `id` in mountinfo: 1 yes; 0
- * when a later mount covers it (overmounted: no name reaches it, for the
- * command either); -1 when no such path is there now (removed, or renamed
- * since the table was read). Where the kernel cannot say (before Linux
- * 5.8), 1. */
-static int reaches_mount(const char *path, const char *id)
+/* Makes the mount numbered `id` in mountinfo read-only through `path`,
+ * with what is beneath it: 0 done; 1 when `path` does not reach it now
+ * (removed, covered by a later mount, or a folder above it renamed or
+ * exchanged since the table was read); -1 on another error. The check and
+ * the change go through one descriptor, so a rename between them cannot
+ * turn the change onto another mount. Where the kernel cannot say which
+ * mount a path is on (before Linux 5.8), the path is taken as reaching it. */
+static int read_only_by_path(const char *path, const char *id, int *sys_errno)
 {
+    uint64_t ro[4] = SBX_MOUNT_ATTR_READ_ONLY;
     struct statx st;
     char *end;
     unsigned long long want = strtoull(id, &end, 10);
+    int rc, fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
-    if (syscall(SYS_statx, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_MNT_ID,
-                &st) != 0)
-        return errno == ENOENT ? -1 : 1;
-    return !(st.stx_mask & STATX_MNT_ID) || *end != '\0' || st.stx_mnt_id == want;
+    if (fd < 0)
+        return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 1 : fail(sys_errno);
+    if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_NO_AUTOMOUNT, STATX_MNT_ID, &st) != 0) {
+        rc = fail(sys_errno);
+    } else if ((st.stx_mask & STATX_MNT_ID) && *end == '\0' && st.stx_mnt_id != want) {
+        rc = 1;
+    } else {
+        rc = (int)syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, ro, sizeof ro);
+        if (rc != 0)
+            rc = fail(sys_errno);
+    }
+    close(fd);
+    return rc;
 }
 
 /* One line of /proc/self/mountinfo: a writable mount of a kernel file
@@ -959,7 +979,6 @@ static int reaches_mount(const char *path, const char *id)
 static int kernel_mount_line(char *line, int whole, int apply, char *found, size_t found_size,
                              struct mount_ids *ids, int *sys_errno)
 {
-    uint64_t ro[4] = SBX_MOUNT_ATTR_READ_ONLY;
     char *f[6], *sep, *type, *end, *r, *w;
     unsigned long long id = strtoull(line, &end, 10);
     size_t i, k;
@@ -1014,20 +1033,18 @@ static int kernel_mount_line(char *line, int whole, int apply, char *found, size
             snprintf(found, found_size, "%s (%s)", f[4], type);
         return 1;
     }
-    k = (size_t)(reaches_mount(f[4], f[0]) + 1); /* 0 gone, 1 covered, 2 reached */
-    if (k == 1)
-        return 0;
-    if (k == 2 && syscall(SYS_mount_setattr, AT_FDCWD, f[4], AT_RECURSIVE | AT_SYMLINK_NOFOLLOW,
-                          ro, sizeof ro) == 0)
-        return 0;
-    if (k == 2 && errno != ENOENT)
-        return fail(sys_errno);
-    /* No path reaches it now: removed, or a directory above it renamed
-     * between the table's read and here, by anyone who may write there
-     * (review r45 F2: a concurrent command did, and the proc in the
-     * project stayed writable). Counted: the table is read again, and the
-     * second time it is a refusal. */
-    if (apply == 2) {
+    k = (size_t)read_only_by_path(f[4], f[0], sys_errno);
+    if (k != 1)
+        return (int)k; /* done, or failed */
+    /* No path reaches it now. Removed or covered, or a folder above it
+     * renamed (review r45 F2) or exchanged with another (review r46 G1)
+     * since the table was read, by anyone who may write there: a
+     * concurrent command did, and the proc in the project stayed writable.
+     * Counted, and looked for again from a new read; the second time the
+     * table itself must prove it covered (kernel_mounts_read_only). */
+    if (apply == 2 && ids->n_unreached < SBX_ROOTFS_MAX_UNREACHED)
+        ids->unreached[ids->n_unreached++] = id;
+    else if (apply == 2) {
         errno = ESTALE;
         return fail(sys_errno);
     }
@@ -1075,7 +1092,7 @@ static int mount_id_of(int dirfd, const char *path, unsigned long long *id)
 static int kernel_mounts_scan(int apply, char *found, size_t found_size, struct mount_ids *ids,
                               int *sys_errno)
 {
-    struct mount_ids own = {{0}, 0, 0, 0, 0};
+    struct mount_ids own;
     int hit = 0;
     /* A line's start up to its type holds two paths of up to PATH_MAX, each
      * up to four times as long with \ooo escapes. */
@@ -1100,8 +1117,10 @@ static int kernel_mounts_scan(int apply, char *found, size_t found_size, struct 
      * over ours lists another namespace (review r44 F2). Mount ids are
      * unique across namespaces, and ours must list the mount this file was
      * opened through. Where the kernel cannot say (before 5.8), nothing. */
-    if (!ids)
+    if (!ids) {
+        memset(&own, 0, sizeof own);
         ids = &own;
+    }
     if (ids->n < 3 && mount_id_of(fd, "", &ids->id[ids->n]) == 0)
         ids->n++;
     if (mount_id_of(AT_FDCWD, "/proc", &ids->proc_id) != 0)
@@ -1160,16 +1179,171 @@ out:
     return rc;
 }
 
+/* Field `n` (0-based) of the mountinfo line [line, end): its start, its
+ * length in *len; NULL past the last. */
+static const char *mi_field(const char *line, const char *end, int n, size_t *len)
+{
+    const char *p = line, *q;
+    for (;;) {
+        q = memchr(p, ' ', (size_t)(end - p));
+        if (!q)
+            q = end;
+        if (n-- == 0) {
+            *len = (size_t)(q - p);
+            return p;
+        }
+        if (q == end)
+            return NULL;
+        p = q + 1;
+    }
+}
+
+/* The line of mount `id` in the table [t, t + n), or NULL; *end its end. */
+static const char *mi_line(const char *t, size_t n, unsigned long long id, const char **end)
+{
+    const char *p = t, *e;
+    char *num_end;
+    while (p < t + n) {
+        e = memchr(p, '\n', (size_t)(t + n - p));
+        if (!e)
+            e = t + n;
+        if (strtoull(p, &num_end, 10) == id && *num_end == ' ') {
+            *end = e;
+            return p;
+        }
+        p = e + 1;
+    }
+    return NULL;
+}
+
+static unsigned long long mi_num(const char *line, const char *end, int n)
+{
+    size_t len;
+    const char *f = mi_field(line, end, n, &len);
+    return f ? strtoull(f, NULL, 10) : 0;
+}
+
+/* Whether mount point `a` (escaped, as listed) is `b` or a folder above it. */
+static int mi_above(const char *a, size_t alen, const char *b, size_t blen, int or_same)
+{
+    if (alen == 1 && a[0] == '/')
+        return or_same || blen > 1;
+    if (alen > blen || memcmp(a, b, alen) != 0)
+        return 0;
+    return alen == blen ? or_same : b[alen] == '/';
+}
+
+/* Whether the table [t, t + n) shows mount `id` covered, so that no path
+ * reaches it: up its chain of parents, a mount of the table sits on the
+ * root of one of them, or on a folder of one's parent at or above where
+ * that one is mounted. A writable one not shown so is refused: its path
+ * missed for another reason (review r46 G1: a folder above it exchanged
+ * with a plain one made a path miss a mount that was there). */
+static int mi_covered(const char *t, size_t n, unsigned long long id)
+{
+    const char *line, *end, *p, *e, *mp, *nmp;
+    size_t mlen, nlen;
+    unsigned long long parent;
+    int depth;
+
+    for (depth = 0; depth < 64; depth++) {
+        line = mi_line(t, n, id, &end);
+        if (!line || !(mp = mi_field(line, end, 4, &mlen)))
+            return 0;
+        parent = mi_num(line, end, 1);
+        for (p = t; p < t + n; p = e + 1) {
+            unsigned long long nid, npar;
+            e = memchr(p, '\n', (size_t)(t + n - p));
+            if (!e)
+                e = t + n;
+            nid = strtoull(p, NULL, 10);
+            npar = mi_num(p, e, 1);
+            if (nid == id || !(nmp = mi_field(p, e, 4, &nlen)))
+                continue;
+            /* On this mount's root, or over a folder above it in its parent. */
+            if ((npar == id && nlen == mlen && memcmp(nmp, mp, mlen) == 0) ||
+                (npar == parent && parent != id && mi_above(nmp, nlen, mp, mlen, 0)))
+                return 1;
+        }
+        if (parent == id)
+            return 0; /* the root */
+        id = parent;
+    }
+    return 0;
+}
+
+/* The table read whole into memory of its own (no allocator: this runs
+ * between fork and exec), for the proof above. */
+#define SBX_MOUNTINFO_MAX (64u << 20)
+static int mountinfo_whole(char **table, size_t *size, int *sys_errno)
+{
+    char *t = mmap(NULL, SBX_MOUNTINFO_MAX, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    size_t have = 0;
+    ssize_t r;
+    int fd;
+    if (t == MAP_FAILED)
+        return fail(sys_errno);
+    fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        munmap(t, SBX_MOUNTINFO_MAX);
+        return fail(sys_errno);
+    }
+    while (have < SBX_MOUNTINFO_MAX && (r = read(fd, t + have, SBX_MOUNTINFO_MAX - have)) != 0) {
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            close(fd);
+            munmap(t, SBX_MOUNTINFO_MAX);
+            return fail(sys_errno);
+        }
+        have += (size_t)r;
+    }
+    close(fd);
+    if (have == SBX_MOUNTINFO_MAX) {
+        munmap(t, SBX_MOUNTINFO_MAX);
+        errno = EFBIG;
+        return fail(sys_errno);
+    }
+    *table = t;
+    *size = have;
+    return 0;
+}
+
 static int kernel_mounts_read_only(int *sys_errno)
 {
     struct mount_ids ids, again;
+    char *t;
+    size_t n;
+    int i, rc = 0;
     memset(&ids, 0, sizeof ids);
     memset(&again, 0, sizeof again);
     if (kernel_mounts_scan(1, NULL, 0, &ids, sys_errno) != 0)
         return -1;
-    /* One no path reached: once more, from a new read (2: refuse what no
-     * path reaches again). */
-    return ids.gone ? kernel_mounts_scan(2, NULL, 0, &again, sys_errno) : 0;
+    if (!ids.gone)
+        return 0;
+    /* One no path reached: once more, from a new read (2: remember those
+     * no path reaches again), then the table must show each covered. */
+    if (kernel_mounts_scan(2, NULL, 0, &again, sys_errno) != 0)
+        return -1;
+    if (!again.n_unreached)
+        return 0;
+    if (mountinfo_whole(&t, &n, sys_errno) != 0)
+        return -1;
+    for (i = 0; i < again.n_unreached && rc == 0; i++) {
+        const char *end, *line = mi_line(t, n, again.unreached[i], &end);
+        size_t len;
+        const char *opt = line ? mi_field(line, end, 5, &len) : NULL;
+        /* Unmounted since, made read-only since (by this scan, beneath
+         * another), or covered: no command reaches it writable. */
+        if (!line || !opt || (len >= 2 && memcmp(opt, "ro", 2) == 0 && (len == 2 || opt[2] == ',')) ||
+            mi_covered(t, n, again.unreached[i]))
+            continue;
+        errno = ESTALE;
+        rc = fail(sys_errno);
+    }
+    munmap(t, SBX_MOUNTINFO_MAX);
+    return rc;
 }
 
 /* The kernel file systems of kernel_fs, by statfs's magic number. */
@@ -1218,7 +1392,7 @@ static int nosa_visit(int fd, void *ctx)
 
 int sbx_rootfs_nosa_check(int *which)
 {
-    struct mount_ids ids = {{0}, 0, 0, 0, 0};
+    struct mount_ids ids = {{0}, 0, 0, 0, 0, {0}, 0};
     char other[PATH_MAX + 32] = "";
     int fd, hit = -1, n, kind = 0, e = 0;
     static const char *const dirs[] = {".", "/"};
