@@ -161,9 +161,6 @@ static int read_only_mount(const char *path)
     return statvfs(path, &st) != 0 || (st.f_flag & ST_RDONLY);
 }
 
-/* Writable kernel mounts no path reaches that one launch looks into. */
-#define SBX_ROOTFS_MAX_UNREACHED 16
-
 /* Mount ids a scan must find in the table (mountinfo's first field). */
 struct mount_ids {
     unsigned long long id[3];
@@ -171,9 +168,6 @@ struct mount_ids {
     unsigned seen;
     unsigned long long proc_id; /* the mount "/proc" resolves to now, or 0 */
     int gone; /* kernel mounts skipped (apply): no path reached them */
-    /* Those the second read found unreached too, for the proof. */
-    unsigned long long unreached[SBX_ROOTFS_MAX_UNREACHED];
-    int n_unreached;
 };
 static int kernel_mounts_scan(int apply, char *found, size_t found_size, struct mount_ids *ids,
                               int *sys_errno);
@@ -1036,18 +1030,11 @@ static int kernel_mount_line(char *line, int whole, int apply, char *found, size
     k = (size_t)read_only_by_path(f[4], f[0], sys_errno);
     if (k != 1)
         return (int)k; /* done, or failed */
-    /* No path reaches it now. Removed or covered, or a folder above it
-     * renamed (review r45 F2) or exchanged with another (review r46 G1)
-     * since the table was read, by anyone who may write there: a
-     * concurrent command did, and the proc in the project stayed writable.
-     * Counted, and looked for again from a new read; the second time the
-     * table itself must prove it covered (kernel_mounts_read_only). */
-    if (apply == 2 && ids->n_unreached < SBX_ROOTFS_MAX_UNREACHED)
-        ids->unreached[ids->n_unreached++] = id;
-    else if (apply == 2) {
-        errno = ESTALE;
-        return fail(sys_errno);
-    }
+    /* No path reaches it now: removed, covered by a later mount, or a
+     * folder above it renamed (review r45 F2) or exchanged with another
+     * (review r46 G1) since the table was read, by anyone who may write
+     * there (a concurrent command did, and the proc in the project stayed
+     * writable). Counted: kernel_mounts_read_only deals with it. */
     ids->gone++;
     return 0;
 cut:
@@ -1223,55 +1210,6 @@ static unsigned long long mi_num(const char *line, const char *end, int n)
     return f ? strtoull(f, NULL, 10) : 0;
 }
 
-/* Whether mount point `a` (escaped, as listed) is `b` or a folder above it. */
-static int mi_above(const char *a, size_t alen, const char *b, size_t blen, int or_same)
-{
-    if (alen == 1 && a[0] == '/')
-        return or_same || blen > 1;
-    if (alen > blen || memcmp(a, b, alen) != 0)
-        return 0;
-    return alen == blen ? or_same : b[alen] == '/';
-}
-
-/* Whether the table [t, t + n) shows mount `id` covered, so that no path
- * reaches it: up its chain of parents, a mount of the table sits on the
- * root of one of them, or on a folder of one's parent at or above where
- * that one is mounted. A writable one not shown so is refused: its path
- * missed for another reason (review r46 G1: a folder above it exchanged
- * with a plain one made a path miss a mount that was there). */
-static int mi_covered(const char *t, size_t n, unsigned long long id)
-{
-    const char *line, *end, *p, *e, *mp, *nmp;
-    size_t mlen, nlen;
-    unsigned long long parent;
-    int depth;
-
-    for (depth = 0; depth < 64; depth++) {
-        line = mi_line(t, n, id, &end);
-        if (!line || !(mp = mi_field(line, end, 4, &mlen)))
-            return 0;
-        parent = mi_num(line, end, 1);
-        for (p = t; p < t + n; p = e + 1) {
-            unsigned long long nid, npar;
-            e = memchr(p, '\n', (size_t)(t + n - p));
-            if (!e)
-                e = t + n;
-            nid = strtoull(p, NULL, 10);
-            npar = mi_num(p, e, 1);
-            if (nid == id || !(nmp = mi_field(p, e, 4, &nlen)))
-                continue;
-            /* On this mount's root, or over a folder above it in its parent. */
-            if ((npar == id && nlen == mlen && memcmp(nmp, mp, mlen) == 0) ||
-                (npar == parent && parent != id && mi_above(nmp, nlen, mp, mlen, 0)))
-                return 1;
-        }
-        if (parent == id)
-            return 0; /* the root */
-        id = parent;
-    }
-    return 0;
-}
-
 /* The table read whole into memory of its own (no allocator: this runs
  * between fork and exec), for the proof above. */
 #define SBX_MOUNTINFO_MAX (64u << 20)
@@ -1310,40 +1248,169 @@ static int mountinfo_whole(char **table, size_t *size, int *sys_errno)
     return 0;
 }
 
+/* The mount point of a line, its \\ooo escapes undone, into `out`
+ * (PATH_MAX); 0 if it does not fit. */
+static int mi_path(const char *line, const char *end, char *out)
+{
+    size_t len, i, o = 0;
+    const char *f = mi_field(line, end, 4, &len);
+    if (!f || !len || f[0] != '/')
+        return 0;
+    for (i = 0; i < len && o < PATH_MAX - 1; o++) {
+        if (f[i] == '\\' && i + 3 < len && f[i + 1] >= '0' && f[i + 1] <= '3' && f[i + 2] >= '0' &&
+            f[i + 2] <= '7' && f[i + 3] >= '0' && f[i + 3] <= '7') {
+            out[o] = (char)((f[i + 1] - '0') * 64 + (f[i + 2] - '0') * 8 + (f[i + 3] - '0'));
+            i += 4;
+        } else {
+            out[o] = f[i++];
+        }
+    }
+    out[o] = '\0';
+    return i == len;
+}
+
+/* Whether a line's mount is writable; whether it is of a kernel file
+ * system of kernel_fs. */
+static int mi_writable(const char *line, const char *end)
+{
+    size_t len;
+    const char *f = mi_field(line, end, 5, &len);
+    return f && len >= 2 && f[0] == 'r' && f[1] == 'w' && (len == 2 || f[2] == ',');
+}
+
+static int mi_kernel(const char *line, const char *end)
+{
+    size_t k, len;
+    const char *sep = line, *type, *te;
+    for (;;) {
+        sep = memchr(sep, ' ', (size_t)(end - sep));
+        if (!sep || end - sep < 3)
+            return 0;
+        if (sep[1] == '-' && sep[2] == ' ')
+            break;
+        sep++;
+    }
+    type = sep + 3;
+    te = memchr(type, ' ', (size_t)(end - type));
+    len = (size_t)((te ? te : end) - type);
+    for (k = 0; k < sizeof kernel_fs / sizeof kernel_fs[0]; k++)
+        if (strlen(kernel_fs[k]) == len && memcmp(kernel_fs[k], type, len) == 0)
+            return 1;
+    return 0;
+}
+
+/* A descriptor on the root of mount `id` through `path`, or -1 when the
+ * path does not reach it now (checked on the descriptor itself). */
+static int mount_root_fd(const char *path, unsigned long long id)
+{
+    struct statx st;
+    int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_NO_AUTOMOUNT,
+                STATX_MNT_ID | STATX_BASIC_STATS, &st) != 0 ||
+        !(st.stx_mask & STATX_MNT_ID) || st.stx_mnt_id != id ||
+        !(st.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+        !(st.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Writable kernel mounts no path reached, twice: covered by a later mount,
+ * or a folder above them renamed or exchanged all the while. Whether one is
+ * covered cannot be told from the table (review r47: its lines are drawn
+ * one at a time, a rename between two made a reachable proc look covered,
+ * and a mount stacked in the chain was taken for a cover). So no verdict:
+ * the nearest mount above it that a path does reach is made read-only with
+ * everything beneath it (the kernel walks mounts, not names, so covered or
+ * not it is reached), and then every mount that was writable and is no
+ * kernel setting is made writable again, each through a descriptor checked
+ * to be that mount. What a rename keeps out of reach stays read-only (a
+ * concurrent renamer can make a launch's roots read-only, never a kernel
+ * mount writable). Last, the table read anew must list no writable kernel
+ * mount at all but the proc at /proc. */
+static int unreached_read_only(unsigned long long proc_id, int *sys_errno)
+{
+    uint64_t ro[4] = SBX_MOUNT_ATTR_READ_ONLY, rw[4] = {0, MOUNT_ATTR_RDONLY, 0, 0};
+    char path[PATH_MAX], *t;
+    const char *p, *e, *cl, *ce;
+    size_t n;
+    unsigned long long id, c;
+    int fd, depth, rc = 0, pass, changed = 0;
+
+    for (pass = 0; pass < 2 && rc == 0; pass++) {
+        if (mountinfo_whole(&t, &n, sys_errno) != 0)
+            return -1;
+        for (p = t; p < t + n && rc == 0; p = e + 1) {
+            e = memchr(p, '\n', (size_t)(t + n - p));
+            if (!e)
+                e = t + n;
+            id = strtoull(p, NULL, 10);
+            if (!mi_kernel(p, e) || !mi_writable(p, e) || id == proc_id)
+                continue;
+            if (pass == 1) {
+                errno = ESTALE; /* still writable: refuse */
+                rc = fail(sys_errno);
+                break;
+            }
+            /* Up its chain of parents to one a path reaches. */
+            for (depth = 0, c = mi_num(p, e, 1), fd = -1; depth < 64 && fd < 0; depth++) {
+                cl = mi_line(t, n, c, &ce);
+                if (!cl || !mi_path(cl, ce, path))
+                    break;
+                fd = mount_root_fd(path, c);
+                if (fd < 0) {
+                    if (mi_num(cl, ce, 1) == c)
+                        break;
+                    c = mi_num(cl, ce, 1);
+                }
+            }
+            if (fd < 0) {
+                errno = ESTALE;
+                rc = fail(sys_errno);
+                break;
+            }
+            if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, ro, sizeof ro) != 0)
+                rc = fail(sys_errno);
+            close(fd);
+            changed = 1;
+        }
+        /* Writable again: what was writable and is no kernel setting. */
+        for (p = t; pass == 0 && changed && rc == 0 && p < t + n; p = e + 1) {
+            e = memchr(p, '\n', (size_t)(t + n - p));
+            if (!e)
+                e = t + n;
+            id = strtoull(p, NULL, 10);
+            if (!mi_writable(p, e) || (mi_kernel(p, e) && id != proc_id) || !mi_path(p, e, path))
+                continue;
+            fd = mount_root_fd(path, id);
+            if (fd < 0)
+                continue; /* out of reach: stays read-only */
+            if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, rw, sizeof rw) != 0)
+                rc = fail(sys_errno);
+            close(fd);
+        }
+        munmap(t, SBX_MOUNTINFO_MAX);
+    }
+    return rc;
+}
+
 static int kernel_mounts_read_only(int *sys_errno)
 {
     struct mount_ids ids, again;
-    char *t;
-    size_t n;
-    int i, rc = 0;
     memset(&ids, 0, sizeof ids);
     memset(&again, 0, sizeof again);
     if (kernel_mounts_scan(1, NULL, 0, &ids, sys_errno) != 0)
         return -1;
     if (!ids.gone)
         return 0;
-    /* One no path reached: once more, from a new read (2: remember those
-     * no path reaches again), then the table must show each covered. */
-    if (kernel_mounts_scan(2, NULL, 0, &again, sys_errno) != 0)
+    /* One no path reached: once more, from a new read (a folder renamed
+     * back meanwhile), then what is still unreached. */
+    if (kernel_mounts_scan(1, NULL, 0, &again, sys_errno) != 0)
         return -1;
-    if (!again.n_unreached)
-        return 0;
-    if (mountinfo_whole(&t, &n, sys_errno) != 0)
-        return -1;
-    for (i = 0; i < again.n_unreached && rc == 0; i++) {
-        const char *end, *line = mi_line(t, n, again.unreached[i], &end);
-        size_t len;
-        const char *opt = line ? mi_field(line, end, 5, &len) : NULL;
-        /* Unmounted since, made read-only since (by this scan, beneath
-         * another), or covered: no command reaches it writable. */
-        if (!line || !opt || (len >= 2 && memcmp(opt, "ro", 2) == 0 && (len == 2 || opt[2] == ',')) ||
-            mi_covered(t, n, again.unreached[i]))
-            continue;
-        errno = ESTALE;
-        rc = fail(sys_errno);
-    }
-    munmap(t, SBX_MOUNTINFO_MAX);
-    return rc;
+    return again.gone ? unreached_read_only(again.proc_id, sys_errno) : 0;
 }
 
 /* The kernel file systems of kernel_fs, by statfs's magic number. */
@@ -1392,7 +1459,7 @@ static int nosa_visit(int fd, void *ctx)
 
 int sbx_rootfs_nosa_check(int *which)
 {
-    struct mount_ids ids = {{0}, 0, 0, 0, 0, {0}, 0};
+    struct mount_ids ids = {{0}, 0, 0, 0, 0};
     char other[PATH_MAX + 32] = "";
     int fd, hit = -1, n, kind = 0, e = 0;
     static const char *const dirs[] = {".", "/"};

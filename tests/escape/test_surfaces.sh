@@ -189,11 +189,11 @@ if have core_pattern_w; then
   # written in 8 launches of 40. Now the check and the change go through one
   # descriptor, and a mount still unreached is refused unless the table
   # shows it covered.
-  mkdir -p rn/x/proc ex/x/proc ex/y/proc
+  mkdir -p rn/x/proc ex/x/proc ex/y/proc st/x/proc st/y/proc rd/x rd/y
   cat >"$_scratch/race.sh.py" <<'EOP'
 import ctypes, os, sys, time
 os.chdir(sys.argv[1]); end = time.time() + float(sys.argv[2])
-swap = ctypes.CDLL(None, use_errno=True).renameat2 if sys.argv[3] == "exchange" else None
+swap = ctypes.CDLL(None, use_errno=True).renameat2 if sys.argv[3] != "rename" else None
 while time.time() < end:
     try:
         if swap:
@@ -207,23 +207,41 @@ EOP
 R=$1 L=$2 S=$3 M=$4 D=$5 K=$6
 # The renamer of the previous mode may have stopped between its renames.
 [ $K = rename ] && [ -d "$R/$D/y" ] && { mv "$R/$D/y" "$R/$D/x" || exit 4; }
-mount -t proc proc "$R/$D/x/proc" || exit 3
+case $K in
+  stack) # review r47 K1: the proc stacked on a tmpfs at the same place
+    mount -t tmpfs under "$R/$D/x/proc" || exit 3 ;;
+  render) # review r47 K2: a tmpfs at x/m, 300 mounts, then the proc at y/m/proc
+    mkdir -p "$R/$D/x/m" "$R/$D/y/m" "$R/$D/f" && mount -t tmpfs n "$R/$D/x/m" || exit 3
+    for i in $(seq 300); do mkdir -p "$R/$D/f/$i" && mount -t tmpfs f "$R/$D/f/$i" || exit 3; done
+    mkdir -p "$R/$D/y/m/proc" && mount -t proc proc "$R/$D/y/m/proc" || exit 3 ;;
+esac
+[ $K = render ] || mount -t proc proc "$R/$D/x/proc" || exit 3
 python3 "$0.py" "$R/$D" 600 $K & r=$!
 w=0 n=0
 for t in $(seq 40); do
   st=0
-  "$L" "$M" -- sh -c 'for d in x y x y; do "$1" rewrite "$2/$3/$d/proc/sys/kernel/core_pattern" 2>/dev/null && exit 0; done; exit 1' - "$S" "$R" "$D" >/dev/null 2>&1 || st=$?
+  "$L" "$M" -- sh -c 'for d in x y x y x/m y/m x/m y/m; do "$1" rewrite "$2/$3/$d/proc/sys/kernel/core_pattern" 2>/dev/null && exit 0; done; exit 1' - "$S" "$R" "$D" >/dev/null 2>&1 || st=$?
   [ $st = 0 ] && w=$((w+1)); [ $st = 126 ] && n=$((n+1))
 done
 kill $r 2>/dev/null; wait $r 2>/dev/null
 echo "wrote $w"
 echo "refused $n" >&2
 EOS
-  for k in rename:rn exchange:ex; do
+  # Review r47: K1, the proc stacked on a tmpfs, its folder exchanged (the
+  # proof of "covered" took the proc for its own cover: written in 21 of
+  # 40); K2, a tmpfs at x/m and the proc at y/m/proc, 300 mounts apart in
+  # the table, x and y exchanged (the two lines drawn either side of an
+  # exchange read as the proc beneath the tmpfs: written in 1 to 4 of 40).
+  # No verdict of "covered" is made any more.
+  for k in rename:rn exchange:ex stack:st render:rd; do
     for m in --no-network --sandbox; do
       got=$(unshare -m --propagation private bash "$_scratch/race.sh" "$R" "$L" "$S" "$m" "${k#*:}" "${k%:*}" 2>"$_err")
-      [ "$got" = "wrote 0" ] && pass "$m: a proc in the project, its folder ${k%:*}d during 40 launches: never written ($(cat "$_err") of 40)" ||
-        fail "$m: a proc in the project, its folder ${k%:*}d during the launches: $got $(head -3 "$_err")"
+      case ${k%:*} in
+        rename) what="its folder renamed" ;; exchange) what="its folder exchanged" ;;
+        stack) what="stacked on a tmpfs, its folder exchanged" ;; *) what="300 mounts after a tmpfs, folders exchanged" ;;
+      esac
+      [ "$got" = "wrote 0" ] && pass "$m: a proc in the project, $what during 40 launches: never written ($(cat "$_err") of 40)" ||
+        fail "$m: a proc in the project, $what during the launches: $got $(head -3 "$_err")"
     done
   done
   # A mountinfo line longer than any buffer (review r41 F4: one over 16 KB
@@ -257,9 +275,20 @@ EOS
   # A second proc overmounted (review r41 F4): no name reaches it, for the
   # command either; making it read-only by its name failed (EINVAL) and
   # refused every root launch.
-  expect_status 0 "root runs with a second proc hidden under a later mount (was: refused)" \
-    unshare -m --propagation private sh -c 'mount -t proc proc broot/proc && mount -t tmpfs t broot &&
-      mkdir broot/proc && exec "$@"' - "$L" --sandbox -- true
+  # Since review r47 a mount no path reaches has the nearest mount above it
+  # made read-only with all beneath, and the writable ones no kernel
+  # settings made writable again: the project and /tmp still take writes.
+  for m in --no-network --sandbox; do
+    expect_status 0 "root runs with a second proc hidden under a later mount, $m, and writes in the project and /tmp (was: refused)" \
+      unshare -m --propagation private sh -c 'mount -t proc proc broot/proc && mount -t tmpfs t broot &&
+        mkdir broot/proc && exec "$@"' - "$L" "$m" -- sh -c 'echo x > hp.$$ && rm hp.$$ && echo x > /tmp/hp.$$ && rm /tmp/hp.$$'
+  done
+  # The same three build roots over: 27 writable kernel mounts no path
+  # reaches (review r47 W1: past 16 the launch was refused).
+  expect_status 0 "root runs with three covered build roots (a proc and a sysfs each, out of reach), writes in the project" \
+    unshare -m --propagation private sh -c 'for i in 1 2 3; do b=cbr$i; mkdir -p $b/proc $b/sys &&
+        mount -t proc proc $b/proc && mount -t sysfs sys $b/sys && mount -t tmpfs c $b || exit 3; done
+      exec "$@"' - "$L" --sandbox -- sh -c 'echo x > hp.$$ && rm hp.$$'
   # Root without CAP_SYS_ADMIN makes no namespace of its own: it runs only
   # where the kernel's settings are read-only already: /proc/sys and the
   # other /proc entries a container runtime makes read-only, and every
