@@ -402,6 +402,12 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                                         "the launcher made it read-only: a process is renaming "
                                         "the directories above it; stop it, or unmount the file "
                                         "system)"
+                        : e == ENXIO
+                            ? " (it is covered by a later mount inside this chroot, and the mount "
+                              "that holds the chroot is not in its mount table, so it cannot be "
+                              "made read-only from here: unmount the covered one, bind the "
+                              "chroot's directory onto itself before entering it, or run the "
+                              "command as a normal user)"
                         : e == ENOENT || e == EMEDIUMTYPE || e == EXDEV
                             ? " (/proc/self/mountinfo cannot be read, or is not a proc file "
                               "system's, or not this process's, so they cannot be found: mount "

@@ -92,6 +92,13 @@ for m in --no-network --confine-fs --sandbox; do
 done
 echo "mounts-after	$(mounts)"
 grep " $box" /proc/self/mountinfo | awk '{ print "mount\t" $5 }'
+# A second proc stacked on the chroot's /proc (a setup script run twice):
+# the lower one no path reaches (review r48 C1: refused in --no-network).
+mount -t proc proc "$C/proc" || echo "stacked-setup	2	failed"
+for m in --no-network --sandbox; do
+  run "stacked-core $m" /launcher --project /work --workdir /work "$m" -- /esc_surface rewrite /proc/sys/kernel/core_pattern
+  run "stacked-work $m" /launcher --project /work --workdir /work "$m" -- /esc_surface rofs /work
+done
 EOF
 unshare -m --propagation private bash "$_scratch/inside.sh" "$box" >"$_scratch/results" 2>"$_err" ||
   { fail "the chroot could not be set up: $(head -3 "$_scratch/results" "$_err")"; finish; }
@@ -119,6 +126,16 @@ for m in --no-network --confine-fs --sandbox; do
   result "log $m" 0 "ro" "chroot, $m: output to a file in the chroot's project, handed over as stdout"
   result "outside $m" 126 "descriptor 1" "chroot, $m: a file outside the chroot handed over is refused"
 done
+# --no-network leaves the chroot's mounts writable, and the mount that holds
+# the chroot is not in its table: the lower proc cannot be reached from
+# inside, so the launch is refused, saying so (was: refused blaming a
+# renaming process; and with everything made read-only, a silent read-only
+# project). --sandbox made every mount read-only from the namespace's root
+# already.
+result "stacked-core --no-network" 126 "covered by a later mount inside this chroot" \
+  "chroot, two procs stacked on /proc, --no-network: refused, saying why"
+result "stacked-core --sandbox" 1 "refused EROFS" "chroot, two procs stacked on /proc, --sandbox: kernel.core_pattern is read-only"
+result "stacked-work --sandbox" 0 "rw" "chroot, two procs stacked on /proc, --sandbox: runs, and the project stays writable"
 before=$(grep -P '^mounts-before\t' "$_scratch/results" | cut -f2)
 after=$(grep -P '^mounts-after\t' "$_scratch/results" | cut -f2)
 if [ -n "$before" ] && [ "$before" = "$after" ]; then
