@@ -949,7 +949,8 @@ static int read_only_by_path(const char *path, const char *id, int *sys_errno)
 
     if (fd < 0)
         return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 1 : fail(sys_errno);
-    if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_NO_AUTOMOUNT, STATX_MNT_ID, &st) != 0) {
+    if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+                STATX_MNT_ID, &st) != 0) {
         rc = fail(sys_errno);
     } else if ((st.stx_mask & STATX_MNT_ID) && *end == '\0' && st.stx_mnt_id != want) {
         rc = 1;
@@ -1066,7 +1067,8 @@ static int scan_line(char *line, int whole, int apply, char *found, size_t found
 static int mount_id_of(int dirfd, const char *path, unsigned long long *id)
 {
     struct statx st;
-    if (syscall(SYS_statx, dirfd, path, AT_EMPTY_PATH | AT_NO_AUTOMOUNT, STATX_MNT_ID, &st) != 0)
+    if (syscall(SYS_statx, dirfd, path, AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+                STATX_MNT_ID, &st) != 0)
         return -1;
     if (!(st.stx_mask & STATX_MNT_ID)) {
         errno = ENOSYS;
@@ -1307,8 +1309,10 @@ static int mount_root_fd(const char *path, unsigned long long id)
     int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_NO_AUTOMOUNT,
-                STATX_MNT_ID | STATX_BASIC_STATS, &st) != 0 ||
+    /* The mount id only, from what is cached: a FUSE or NFS server that
+     * does not answer would hang the launch here (review r49 H1). */
+    if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+                STATX_MNT_ID, &st) != 0 ||
         !(st.stx_mask & STATX_MNT_ID) || st.stx_mnt_id != id ||
         !(st.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
         !(st.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
