@@ -64,7 +64,7 @@ MUTATIONS=(
   'rootfs-gone-not-rechecked|src/linux/rootfs.c|    if (!ids.gone)\n        return 0;|    if (1 \|\| !ids.gone)\n        return 0;'
   'rootfs-mismatch-covered|src/linux/rootfs.c|        rc = 1;\n    } else {\n        rc = (int)syscall(SYS_mount_setattr|        rc = 0;\n    } else {\n        rc = (int)syscall(SYS_mount_setattr'
   'rootfs-unreached-ignored|src/linux/rootfs.c|    return again.gone ? unreached_read_only(again.proc_id, sys_errno) : 0;|    return again.gone \&\& 0 ? unreached_read_only(again.proc_id, sys_errno) : 0;'
-  'rootfs-restore-kernel|src/linux/rootfs.c|            if (!mi_writable(p, e) \|\| (mi_kernel(p, e) \&\& id != proc_id) \|\| !mi_path(p, e, path))|            if (!mi_writable(p, e) \|\| !mi_path(p, e, path))'
+  'rootfs-restore-kernel|src/linux/rootfs.c|    return mi_writable(line, end) \&\& (!mi_kernel(line, end) \|\| mi_proc_root(line, end, proc_id));|    return mi_writable(line, end);'
   'rootfs-nosa-fds-skipped|src/linux/backend.c|        if (sbx_rootfs_nosa_check(\&which)) {|        if (0 \&\& sbx_rootfs_nosa_check(\&which)) {'
   'rootfs-mountinfo-absent-ok|src/linux/rootfs.c|    if (fd < 0)\n        return fail(sys_errno);\n    if (fstatfs(fd, \&fs)|    if (fd < 0)\n        return 0;\n    if (fstatfs(fd, \&fs)'
   'rootfs-mountinfo-any-fs|src/linux/rootfs.c|    if (fstatfs(fd, \&fs) != 0 \|\| fs.f_type != PROC_SUPER_MAGIC) {|    if (fstatfs(fd, \&fs) != 0) {'
