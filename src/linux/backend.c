@@ -402,6 +402,13 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                                         "the launcher made it read-only: a process is renaming "
                                         "the directories above it; stop it, or unmount the file "
                                         "system)"
+                        : e == EBUSY
+                            ? " (it is covered by a later mount, so the mount above it was made "
+                              "read-only with everything beneath it; a writable mount beneath "
+                              "that one could not be made writable again: in sixteen reads of the "
+                              "mount table its path never led to it, as a process kept renaming "
+                              "the directories above it; the command would have found it "
+                              "read-only: stop that process, or unmount the covered file system)"
                         : e == ENXIO
                             ? " (it is covered by a later mount inside this chroot, and the mount "
                               "that holds the chroot is not in its mount table, so it cannot be "

@@ -1187,21 +1187,28 @@ static const char *mi_field(const char *line, const char *end, int n, size_t *le
     }
 }
 
+/* The next line of the table [t, t + n) after [*p, *e) (from the first
+ * when *p is NULL): 1 with it in [*p, *e), 0 past the last. */
+static int mi_next(const char *t, size_t n, const char **p, const char **e)
+{
+    const char *s = *p ? *e + 1 : t;
+    if (s >= t + n)
+        return 0;
+    *p = s;
+    *e = memchr(s, '\n', (size_t)(t + n - s));
+    if (!*e)
+        *e = t + n;
+    return 1;
+}
+
 /* The line of mount `id` in the table [t, t + n), or NULL; *end its end. */
 static const char *mi_line(const char *t, size_t n, unsigned long long id, const char **end)
 {
-    const char *p = t, *e;
+    const char *p = NULL;
     char *num_end;
-    while (p < t + n) {
-        e = memchr(p, '\n', (size_t)(t + n - p));
-        if (!e)
-            e = t + n;
-        if (strtoull(p, &num_end, 10) == id && *num_end == ' ') {
-            *end = e;
+    while (mi_next(t, n, &p, end))
+        if (strtoull(p, &num_end, 10) == id && *num_end == ' ')
             return p;
-        }
-        p = e + 1;
-    }
     return NULL;
 }
 
@@ -1302,7 +1309,8 @@ static int mi_kernel(const char *line, const char *end)
 }
 
 /* A descriptor on the root of mount `id` through `path`, or -1 when the
- * path does not reach it now (checked on the descriptor itself). */
+ * path does not reach it now (checked on the descriptor itself; errno
+ * EXDEV), or cannot be opened (open's errno). */
 static int mount_root_fd(const char *path, unsigned long long id)
 {
     struct statx st;
@@ -1317,6 +1325,7 @@ static int mount_root_fd(const char *path, unsigned long long id)
         !(st.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
         !(st.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
         close(fd);
+        errno = EXDEV;
         return -1;
     }
     return fd;
@@ -1352,21 +1361,117 @@ static int mi_restorable(const char *line, const char *end, unsigned long long p
     return mi_writable(line, end) && (!mi_kernel(line, end) || mi_proc_root(line, end, proc_id));
 }
 
+/* The mounts a restore round missed: their ids, sorted, each with its
+ * line in the latest table (NULL: gone, restored, or no longer tried). */
+struct missed {
+    unsigned long long *id;
+    const char **line, **end;
+    size_t n;
+};
+
+static long missed_find(const struct missed *m, unsigned long long id)
+{
+    size_t lo = 0, hi = m->n, mid;
+    while (lo < hi) {
+        mid = lo + (hi - lo) / 2;
+        if (m->id[mid] == id)
+            return (long)mid;
+        if (m->id[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* Shell sort: qsort may allocate, and this runs between fork and exec. */
+static void missed_sort(struct missed *m)
+{
+    size_t gap, i, j;
+    unsigned long long v;
+    for (gap = m->n / 2; gap > 0; gap = gap == 2 ? 1 : gap * 5 / 11)
+        for (i = gap; i < m->n; i++) {
+            v = m->id[i];
+            for (j = i; j >= gap && m->id[j - gap] > v; j -= gap)
+                m->id[j] = m->id[j - gap];
+            m->id[j] = v;
+        }
+}
+
+/* Makes the mount of line [l, e) writable again through its path, checked
+ * to be that mount: 0 done or not to be tried again (root is refused
+ * there: a FUSE mount without allow_other, which root cannot use anyway);
+ * 1 missed; -1 failed. */
+static int restore_one(const char *l, const char *e, unsigned long long id, int *sys_errno)
+{
+    uint64_t rw[4] = {0, MOUNT_ATTR_RDONLY, 0, 0};
+    char path[PATH_MAX];
+    int fd, rc = 0;
+    if (!mi_path(l, e, path))
+        return 1;
+    fd = mount_root_fd(path, id);
+    if (fd < 0)
+        return errno == EACCES ? 0 : 1;
+    if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, rw, sizeof rw) != 0)
+        rc = fail(sys_errno);
+    close(fd);
+    return rc;
+}
+
+/* One more round for the missed mounts, from the new table [t, t + n),
+ * in passes over it (review r49 T1: a lookup per mount made each round
+ * cost n squared). Dropped: a mount gone, writable already, or covered (a
+ * mount on its root at the same mount point: the lower half of two
+ * stacked, which no path reaches, and which stays read-only). */
+static int restore_round(struct missed *m, const char *t, size_t n, int *sys_errno)
+{
+    const char *p = NULL, *e, *f, *g;
+    size_t i, k, len = 0, glen = 0;
+    long at;
+    int r;
+
+    for (i = 0; i < m->n; i++)
+        m->line[i] = NULL;
+    while (mi_next(t, n, &p, &e))
+        if ((at = missed_find(m, strtoull(p, NULL, 10))) >= 0 && !mi_writable(p, e)) {
+            m->line[at] = p;
+            m->end[at] = e;
+        }
+    for (p = NULL; mi_next(t, n, &p, &e);) {
+        at = missed_find(m, mi_num(p, e, 1));
+        if (at < 0 || !m->line[at] || m->line[at] == p)
+            continue;
+        f = mi_field(p, e, 4, &len);
+        g = mi_field(m->line[at], m->end[at], 4, &glen);
+        if (f && g && len == glen && memcmp(f, g, len) == 0)
+            m->line[at] = NULL;
+    }
+    for (i = 0, k = 0; i < m->n; i++) {
+        if (!m->line[i])
+            continue;
+        r = restore_one(m->line[i], m->end[i], m->id[i], sys_errno);
+        if (r < 0)
+            return -1;
+        if (r > 0)
+            m->id[k++] = m->id[i];
+    }
+    m->n = k;
+    return 0;
+}
+
 static int unreached_read_only(unsigned long long proc_id, int *sys_errno)
 {
-    uint64_t ro[4] = SBX_MOUNT_ATTR_READ_ONLY, rw[4] = {0, MOUNT_ATTR_RDONLY, 0, 0};
+    uint64_t ro[4] = SBX_MOUNT_ATTR_READ_ONLY;
     char path[PATH_MAX], *t, *now;
-    const char *p, *e, *cl, *ce, *l;
-    size_t n, n_now;
-    unsigned long long id, c;
-    int fd, depth, rc = 0, round, left;
+    const char *p, *e, *cl, *ce;
+    size_t n, n_now, cap;
+    unsigned long long c;
+    struct missed m;
+    int fd, depth, rc = 0, round, r;
 
     if (mountinfo_whole(&t, &n, sys_errno) != 0)
         return -1;
-    for (p = t; p < t + n && rc == 0; p = e + 1) {
-        e = memchr(p, '\n', (size_t)(t + n - p));
-        if (!e)
-            e = t + n;
+    for (p = NULL; rc == 0 && mi_next(t, n, &p, &e);) {
         if (!mi_kernel(p, e) || !mi_writable(p, e) || mi_proc_root(p, e, proc_id))
             continue;
         /* Up its chain of parents to one a path reaches. */
@@ -1399,61 +1504,59 @@ static int unreached_read_only(unsigned long long proc_id, int *sys_errno)
      * through a descriptor checked to be that mount. A path a rename made
      * miss is tried again from a new read of the table (review r48 D1, D2:
      * a cache in the project and a host mount elsewhere stayed read-only,
-     * silently, in 3 to 6 launches of 40 beside a build renaming folders).
-     * One still missed after sixteen reads is covered (a lower half of two
-     * mounts stacked), or renamed each time: it stays read-only, where no
-     * path reaches it, and no write is allowed that the host refused. */
-    for (round = 0, left = 1; rc == 0 && left && round < 16; round++) {
-        now = NULL;
-        if (round > 0 && mountinfo_whole(&now, &n_now, sys_errno) != 0) {
+     * silently, beside a build renaming folders), only those (r49 T1). One
+     * still missed after sixteen reads, and not shown covered, would stay
+     * read-only where the host had it writable: refused, not run with it
+     * silently read-only (r49 R1). */
+    cap = 0;
+    for (p = NULL; mi_next(t, n, &p, &e);)
+        cap += mi_restorable(p, e, proc_id);
+    memset(&m, 0, sizeof m);
+    m.id = cap ? mmap(NULL, cap * (sizeof *m.id + 2 * sizeof *m.line), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+               : NULL;
+    if (m.id == MAP_FAILED) {
+        munmap(t, SBX_MOUNTINFO_MAX);
+        return fail(sys_errno);
+    }
+    m.line = (const char **)(m.id + cap);
+    m.end = m.line + cap;
+    for (p = NULL; rc == 0 && mi_next(t, n, &p, &e);) {
+        if (!mi_restorable(p, e, proc_id))
+            continue;
+        c = strtoull(p, NULL, 10);
+        r = restore_one(p, e, c, sys_errno);
+        if (r < 0)
+            rc = -1;
+        else if (r > 0)
+            m.id[m.n++] = c;
+    }
+    munmap(t, SBX_MOUNTINFO_MAX);
+    missed_sort(&m);
+    for (round = 1; rc == 0 && m.n && round < 16; round++) {
+        if (mountinfo_whole(&now, &n_now, sys_errno) != 0) {
             rc = -1;
             break;
         }
-        for (p = t, left = 0; p < t + n && rc == 0; p = e + 1) {
-            e = memchr(p, '\n', (size_t)(t + n - p));
-            if (!e)
-                e = t + n;
-            if (!mi_restorable(p, e, proc_id))
-                continue;
-            id = strtoull(p, NULL, 10);
-            l = p;
-            ce = e;
-            if (now) {
-                l = mi_line(now, n_now, id, &ce);
-                if (!l || mi_writable(l, ce))
-                    continue; /* gone, or writable already */
-            }
-            if (!mi_path(l, ce, path)) {
-                left++;
-                continue;
-            }
-            fd = mount_root_fd(path, id);
-            if (fd < 0) {
-                left++;
-                continue;
-            }
-            if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, rw, sizeof rw) != 0)
-                rc = fail(sys_errno);
-            close(fd);
-        }
-        if (now)
-            munmap(now, SBX_MOUNTINFO_MAX);
+        rc = restore_round(&m, now, n_now, sys_errno);
+        munmap(now, SBX_MOUNTINFO_MAX);
     }
-    munmap(t, SBX_MOUNTINFO_MAX);
+    if (rc == 0 && m.n) {
+        errno = EBUSY;
+        rc = fail(sys_errno);
+    }
+    if (cap)
+        munmap(m.id, cap * (sizeof *m.id + 2 * sizeof *m.line));
     if (rc != 0)
         return rc;
     /* Last: no writable kernel mount but the proc at /proc. */
     if (mountinfo_whole(&t, &n, sys_errno) != 0)
         return -1;
-    for (p = t; p < t + n && rc == 0; p = e + 1) {
-        e = memchr(p, '\n', (size_t)(t + n - p));
-        if (!e)
-            e = t + n;
+    for (p = NULL; rc == 0 && mi_next(t, n, &p, &e);)
         if (mi_kernel(p, e) && mi_writable(p, e) && !mi_proc_root(p, e, proc_id)) {
             errno = ESTALE;
             rc = fail(sys_errno);
         }
-    }
     munmap(t, SBX_MOUNTINFO_MAX);
     return rc;
 }

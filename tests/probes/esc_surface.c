@@ -18,6 +18,9 @@
  *   esc_surface deny NR ERRNO CMD...  run CMD under a filter failing syscall NR with ERRNO
  *   esc_surface fioasync | fionread   FIOASYNC(0) / FIONREAD on fd 0 (a pipe): a request
  *                                 off read-only's ioctl allowlist, and one on it
+ *   esc_surface fusehang DIR      mount a FUSE file system on DIR whose server never
+ *                                 answers (a hung NFS or sshfs server), print "mounted",
+ *                                 then wait until killed
  * Exit 0: succeeded; 1: refused (errno printed); 2: not available here. */
 #define _GNU_SOURCE
 #include "esc_common.h"
@@ -31,6 +34,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
@@ -164,6 +168,23 @@ int main(int argc, char **argv)
             return report("statvfs", -1);
         printf("%s\n", st.f_flag & ST_RDONLY ? "ro" : "rw");
         return 0;
+    }
+    if (strcmp(w, "fusehang") == 0 && argc == 3) {
+        char opts[128];
+        int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+        if (fd < 0) {
+            printf("open /dev/fuse: %s\n", strerror(errno));
+            return 2;
+        }
+        snprintf(opts, sizeof opts, "fd=%d,rootmode=40755,user_id=0,group_id=0,allow_other", fd);
+        if (mount("hung", argv[2], "fuse.hung", 0, opts) != 0) {
+            printf("mount fuse: %s\n", strerror(errno));
+            return 2;
+        }
+        printf("mounted\n");
+        fflush(stdout);
+        for (;;)
+            pause();
     }
     if (strcmp(w, "blkread") == 0 && argc == 3) {
         char buf[512];
