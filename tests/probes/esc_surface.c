@@ -18,9 +18,10 @@
  *   esc_surface deny NR ERRNO CMD...  run CMD under a filter failing syscall NR with ERRNO
  *   esc_surface fioasync | fionread   FIOASYNC(0) / FIONREAD on fd 0 (a pipe): a request
  *                                 off read-only's ioctl allowlist, and one on it
- *   esc_surface fusehang DIR      mount a FUSE file system on DIR whose server never
+ *   esc_surface fusehang DIR [UID]  mount a FUSE file system on DIR whose server never
  *                                 answers (a hung NFS or sshfs server), print "mounted",
- *                                 then wait until killed
+ *                                 then wait until killed; with UID, owned by that user
+ *                                 and without allow_other (root is refused there: EACCES)
  * Exit 0: succeeded; 1: refused (errno printed); 2: not available here. */
 #define _GNU_SOURCE
 #include "esc_common.h"
@@ -169,14 +170,15 @@ int main(int argc, char **argv)
         printf("%s\n", st.f_flag & ST_RDONLY ? "ro" : "rw");
         return 0;
     }
-    if (strcmp(w, "fusehang") == 0 && argc == 3) {
+    if (strcmp(w, "fusehang") == 0 && (argc == 3 || argc == 4)) {
         char opts[128];
         int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
         if (fd < 0) {
             printf("open /dev/fuse: %s\n", strerror(errno));
             return 2;
         }
-        snprintf(opts, sizeof opts, "fd=%d,rootmode=40755,user_id=0,group_id=0,allow_other", fd);
+        snprintf(opts, sizeof opts, "fd=%d,rootmode=40755,user_id=%s,group_id=0%s", fd,
+                 argc == 4 ? argv[3] : "0", argc == 4 ? "" : ",allow_other");
         if (mount("hung", argv[2], "fuse.hung", 0, opts) != 0) {
             printf("mount fuse: %s\n", strerror(errno));
             return 2;
