@@ -1310,18 +1310,23 @@ static int mi_kernel(const char *line, const char *end)
 
 /* A descriptor on the root of mount `id` through `path`, or -1 when the
  * path does not reach it now (checked on the descriptor itself; errno
- * EXDEV), or cannot be opened (open's errno). */
+ * EXDEV), or cannot be opened or asked (that call's errno). */
 static int mount_root_fd(const char *path, unsigned long long id)
 {
     struct statx st;
-    int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    int e, fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return -1;
     /* The mount id only, from what is cached: a FUSE or NFS server that
      * does not answer would hang the launch here (review r49 H1). */
     if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
-                STATX_MNT_ID, &st) != 0 ||
-        !(st.stx_mask & STATX_MNT_ID) || st.stx_mnt_id != id ||
+                STATX_MNT_ID, &st) != 0) {
+        e = errno; /* EACCES: another user's FUSE mount */
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    if (!(st.stx_mask & STATX_MNT_ID) || st.stx_mnt_id != id ||
         !(st.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
         !(st.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
         close(fd);

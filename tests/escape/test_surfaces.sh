@@ -379,7 +379,8 @@ kill $f; wait $f 2>/dev/null
 # A FUSE mount of another user's, without allow_other: root is refused
 # there (EACCES), so it cannot be made writable again; root cannot use it
 # anyway, so it is no reason to refuse the launch.
-mkdir -p "$D/theirs" && "$S" fusehang "$D/theirs" 65534 >"$D.out2" & f=$!
+mkdir -p "$D/theirs" || exit 4
+"$S" fusehang "$D/theirs" 65534 >"$D.out2" & f=$!
 for i in $(seq 50); do grep -q mounted "$D.out2" && break; sleep 0.1; done
 st=0; stat "$D/theirs" >/dev/null 2>"$D.err2" || st=$?
 grep -q "denied" "$D.err2" && echo "theirs-unconfined EACCES"
