@@ -1367,10 +1367,13 @@ static int mi_restorable(const char *line, const char *end, unsigned long long p
 }
 
 /* The mounts a restore round missed: their ids, sorted, each with its
- * line in the latest table (NULL: gone, restored, or no longer tried). */
+ * line in the latest table (NULL: gone or restored) and a hash of the
+ * mount point it had in the first table, and whether it has shown
+ * another since (a rename above it). */
 struct missed {
-    unsigned long long *id;
+    unsigned long long *id, *mp;
     const char **line, **end;
+    unsigned char *moved;
     size_t n;
 };
 
@@ -1389,24 +1392,74 @@ static long missed_find(const struct missed *m, unsigned long long id)
     return -1;
 }
 
-/* Shell sort: qsort may allocate, and this runs between fork and exec. */
+/* Shell sort, the mount point hashes alongside: qsort may allocate, and
+ * this runs between fork and exec. */
 static void missed_sort(struct missed *m)
 {
     size_t gap, i, j;
-    unsigned long long v;
+    unsigned long long v, h;
     for (gap = m->n / 2; gap > 0; gap = gap == 2 ? 1 : gap * 5 / 11)
         for (i = gap; i < m->n; i++) {
             v = m->id[i];
-            for (j = i; j >= gap && m->id[j - gap] > v; j -= gap)
+            h = m->mp[i];
+            for (j = i; j >= gap && m->id[j - gap] > v; j -= gap) {
                 m->id[j] = m->id[j - gap];
+                m->mp[j] = m->mp[j - gap];
+            }
             m->id[j] = v;
+            m->mp[j] = h;
         }
 }
 
+/* FNV-1a of a line's mount point field. */
+static unsigned long long mi_mp_hash(const char *line, const char *end)
+{
+    size_t len = 0, i;
+    const char *f = mi_field(line, end, 4, &len);
+    unsigned long long h = 1469598103934665603ull;
+    for (i = 0; f && i < len; i++)
+        h = (h ^ (unsigned char)f[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Whether a line is another user's FUSE mount without allow_other: root
+ * is refused there (EACCES) and cannot use it. Read from the mount's own
+ * line, never from where a path walk was refused (review r50 E1: a
+ * renamer swapped such a mount into a cache's path). */
+static int mi_foreign_fuse(const char *line, const char *end)
+{
+    const char *sep = line, *type, *te, *src, *opt, *u;
+    size_t tl;
+    for (;;) {
+        sep = memchr(sep, ' ', (size_t)(end - sep));
+        if (!sep || end - sep < 3)
+            return 0;
+        if (sep[1] == '-' && sep[2] == ' ')
+            break;
+        sep++;
+    }
+    type = sep + 3;
+    te = memchr(type, ' ', (size_t)(end - type));
+    if (!te)
+        return 0;
+    tl = (size_t)(te - type);
+    if (!((tl == 4 && memcmp(type, "fuse", 4) == 0) || (tl == 7 && memcmp(type, "fuseblk", 7) == 0) ||
+          (tl > 5 && memcmp(type, "fuse.", 5) == 0)))
+        return 0;
+    src = te + 1;
+    opt = memchr(src, ' ', (size_t)(end - src));
+    if (!opt)
+        return 0;
+    opt++;
+    if (memmem(opt, (size_t)(end - opt), "allow_other", 11))
+        return 0;
+    u = memmem(opt, (size_t)(end - opt), "user_id=", 8);
+    return u && (u == opt || u[-1] == ',') && strtoull(u + 8, NULL, 10) != 0;
+}
+
 /* Makes the mount of line [l, e) writable again through its path, checked
- * to be that mount: 0 done or not to be tried again (root is refused
- * there: a FUSE mount without allow_other, which root cannot use anyway);
- * 1 missed; -1 failed. */
+ * to be that mount: 0 done or not to be tried (another user's FUSE mount
+ * that refuses root, which root cannot use anyway); 1 missed; -1 failed. */
 static int restore_one(const char *l, const char *e, unsigned long long id, int *sys_errno)
 {
     uint64_t rw[4] = {0, MOUNT_ATTR_RDONLY, 0, 0};
@@ -1416,51 +1469,91 @@ static int restore_one(const char *l, const char *e, unsigned long long id, int 
         return 1;
     fd = mount_root_fd(path, id);
     if (fd < 0)
-        return errno == EACCES ? 0 : 1;
+        return errno == EACCES && mi_foreign_fuse(l, e) ? 0 : 1;
     if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, rw, sizeof rw) != 0)
         rc = fail(sys_errno);
     close(fd);
     return rc;
 }
 
-/* One more round for the missed mounts, from the new table [t, t + n),
- * in passes over it (review r49 T1: a lookup per mount made each round
- * cost n squared). Dropped: a mount gone, writable already, or covered (a
- * mount on its root at the same mount point: the lower half of two
- * stacked, which no path reaches, and which stays read-only). */
-static int restore_round(struct missed *m, const char *t, size_t n, int *sys_errno)
+/* The missed mounts' lines in the table [t, t + n), in one pass over it
+ * (review r49 T1: a lookup per mount made each round cost n squared). A
+ * mount point other than the first marks a mount moved. Gone or writable
+ * already: no line. */
+static void missed_lines(struct missed *m, const char *t, size_t n)
 {
-    const char *p = NULL, *e, *f, *g;
-    size_t i, k, len = 0, glen = 0;
+    const char *p = NULL, *e;
+    size_t i;
     long at;
-    int r;
-
     for (i = 0; i < m->n; i++)
         m->line[i] = NULL;
     while (mi_next(t, n, &p, &e))
         if ((at = missed_find(m, strtoull(p, NULL, 10))) >= 0 && !mi_writable(p, e)) {
             m->line[at] = p;
             m->end[at] = e;
+            if (mi_mp_hash(p, e) != m->mp[at])
+                m->moved[at] = 1;
         }
-    for (p = NULL; mi_next(t, n, &p, &e);) {
-        at = missed_find(m, mi_num(p, e, 1));
-        if (at < 0 || !m->line[at] || m->line[at] == p)
-            continue;
-        f = mi_field(p, e, 4, &len);
-        g = mi_field(m->line[at], m->end[at], 4, &glen);
-        if (f && g && len == glen && memcmp(f, g, len) == 0)
-            m->line[at] = NULL;
-    }
+}
+
+/* One more try for each missed mount; those missed again stay. */
+static int restore_round(struct missed *m, const char *t, size_t n, int *sys_errno)
+{
+    size_t i, k;
+    int r;
+    missed_lines(m, t, n);
     for (i = 0, k = 0; i < m->n; i++) {
-        if (!m->line[i])
-            continue;
-        r = restore_one(m->line[i], m->end[i], m->id[i], sys_errno);
+        r = m->line[i] ? restore_one(m->line[i], m->end[i], m->id[i], sys_errno) : 0;
         if (r < 0)
             return -1;
-        if (r > 0)
-            m->id[k++] = m->id[i];
+        if (r > 0) {
+            m->id[k] = m->id[i];
+            m->mp[k] = m->mp[i];
+            m->moved[k++] = m->moved[i];
+        }
     }
     m->n = k;
+    return 0;
+}
+
+/* Whether mount point field [y, y + yl) is [z, z + zl) or a folder above it. */
+static int mp_above(const char *y, size_t yl, const char *z, size_t zl)
+{
+    if (yl == zl)
+        return memcmp(y, z, yl) == 0;
+    return yl < zl && (yl == 1 ? y[0] == '/' : memcmp(y, z, yl) == 0 && z[yl] == '/');
+}
+
+/* Whether the table shows the mount of line [l, e) out of every path's
+ * reach: it, or a mount it hangs from, has a mount on its root at the
+ * same place, or a sibling mounted on the same folder or one above it (a
+ * build root's /dev/shm under a tmpfs over the root: review r50 W1). Drawn
+ * from names, line by line: asked only of a mount whose own mount point
+ * stayed the same through every read (review r50 C2: a rename between
+ * two lines made a reachable cache read as stacked). */
+static int mi_hidden(const char *t, size_t n, const char *l, const char *e)
+{
+    const char *p, *pe, *z, *y;
+    size_t zl = 0, yl = 0;
+    unsigned long long zid, zpar;
+    int depth;
+    for (depth = 0; depth < 64; depth++) {
+        zid = strtoull(l, NULL, 10);
+        zpar = mi_num(l, e, 1);
+        z = mi_field(l, e, 4, &zl);
+        if (!z)
+            return 0;
+        for (p = NULL; mi_next(t, n, &p, &pe);) {
+            unsigned long long ypar = mi_num(p, pe, 1);
+            if (p == l || (ypar != zid && ypar != zpar))
+                continue;
+            y = mi_field(p, pe, 4, &yl);
+            if (y && (ypar == zid ? yl == zl && memcmp(y, z, zl) == 0 : mp_above(y, yl, z, zl)))
+                return 1;
+        }
+        if (zpar == zid || !(l = mi_line(t, n, zpar, &e)))
+            return 0;
+    }
     return 0;
 }
 
@@ -1469,7 +1562,7 @@ static int unreached_read_only(unsigned long long proc_id, int *sys_errno)
     uint64_t ro[4] = SBX_MOUNT_ATTR_READ_ONLY;
     char path[PATH_MAX], *t, *now;
     const char *p, *e, *cl, *ce;
-    size_t n, n_now, cap;
+    size_t n, n_now, cap, size, i;
     unsigned long long c;
     struct missed m;
     int fd, depth, rc = 0, round, r;
@@ -1516,16 +1609,18 @@ static int unreached_read_only(unsigned long long proc_id, int *sys_errno)
     cap = 0;
     for (p = NULL; mi_next(t, n, &p, &e);)
         cap += mi_restorable(p, e, proc_id);
+    size = cap * (2 * sizeof *m.id + 2 * sizeof *m.line + 1);
     memset(&m, 0, sizeof m);
-    m.id = cap ? mmap(NULL, cap * (sizeof *m.id + 2 * sizeof *m.line), PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+    m.id = cap ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
                : NULL;
     if (m.id == MAP_FAILED) {
         munmap(t, SBX_MOUNTINFO_MAX);
         return fail(sys_errno);
     }
-    m.line = (const char **)(m.id + cap);
+    m.mp = m.id + cap;
+    m.line = (const char **)(m.mp + cap);
     m.end = m.line + cap;
+    m.moved = (unsigned char *)(m.end + cap);
     for (p = NULL; rc == 0 && mi_next(t, n, &p, &e);) {
         if (!mi_restorable(p, e, proc_id))
             continue;
@@ -1533,11 +1628,16 @@ static int unreached_read_only(unsigned long long proc_id, int *sys_errno)
         r = restore_one(p, e, c, sys_errno);
         if (r < 0)
             rc = -1;
-        else if (r > 0)
+        else if (r > 0) {
+            m.mp[m.n] = mi_mp_hash(p, e);
             m.id[m.n++] = c;
+        }
     }
     munmap(t, SBX_MOUNTINFO_MAX);
     missed_sort(&m);
+    /* Every round runs while any is missed, even one that looks covered:
+     * a covered mount's mount point stays the same through sixteen reads,
+     * a renamed one's does not. */
     for (round = 1; rc == 0 && m.n && round < 16; round++) {
         if (mountinfo_whole(&now, &n_now, sys_errno) != 0) {
             rc = -1;
@@ -1546,12 +1646,25 @@ static int unreached_read_only(unsigned long long proc_id, int *sys_errno)
         rc = restore_round(&m, now, n_now, sys_errno);
         munmap(now, SBX_MOUNTINFO_MAX);
     }
+    /* Still missed: it stays read-only only when its mount point never
+     * changed and the last table shows it out of every path's reach;
+     * anything else is a renamer at work, and refused. */
     if (rc == 0 && m.n) {
-        errno = EBUSY;
-        rc = fail(sys_errno);
+        if (mountinfo_whole(&now, &n_now, sys_errno) != 0) {
+            rc = -1;
+        } else {
+            missed_lines(&m, now, n_now);
+            for (i = 0; rc == 0 && i < m.n; i++)
+                if (m.line[i] &&
+                    (m.moved[i] || !mi_hidden(now, n_now, m.line[i], m.end[i]))) {
+                    errno = EBUSY;
+                    rc = fail(sys_errno);
+                }
+            munmap(now, SBX_MOUNTINFO_MAX);
+        }
     }
     if (cap)
-        munmap(m.id, cap * (sizeof *m.id + 2 * sizeof *m.line));
+        munmap(m.id, size);
     if (rc != 0)
         return rc;
     /* Last: no writable kernel mount but the proc at /proc. */
