@@ -410,6 +410,54 @@ EOS
   else
     skip "fuse: no /dev/fuse here, the hung-server case is not run"
   fi
+  # Review r50 W1: a build root's own mounts (a tmpfs at dev/shm, a devpts,
+  # a bind of the sources) under the tmpfs over the root are covered
+  # through their parent's folder: no path reaches them, and every such
+  # launch was refused as if a renamer were at work.
+  for m in --no-network --sandbox; do
+    expect_status 0 "root runs with a covered build root holding a proc, a tmpfs at dev/shm, a devpts and a bind, $m, and writes in the project" \
+      unshare -m --propagation private sh -c 'b=wbr; mkdir -p $b/proc $b/dev/shm $b/dev/pts $b/src wsrc &&
+        mount -t proc proc $b/proc && mount -t tmpfs s $b/dev/shm && mount -t devpts -o newinstance d $b/dev/pts &&
+        mount --bind wsrc $b/src && mount -t tmpfs c $b || exit 3
+      exec "$@"' - "$L" "$m" -- sh -c 'echo x > hp.$$ && rm hp.$$'
+  done
+  # Review r50 E1: EACCES was taken from the path walk. A folder above a
+  # cache exchanged with one holding another user's FUSE mount (root is
+  # refused there) made the cache's path meet that mount: the cache was
+  # dropped from the retries and stayed read-only, exit 0, in 4 of 20.
+  if [ -c /dev/fuse ]; then
+    cat >"$_scratch/e1.sh" <<'EOS'
+R=$1 L=$2 S=$3 D=$1/e1
+mkdir -p "$D/x/in/cache" "$D/y/in" "$D/br/proc" || exit 4
+"$S" fusehang "$D/y/in" 65534 >"$D.out" & f=$!
+for i in $(seq 50); do grep -q mounted "$D.out" && break; sleep 0.1; done
+grep -q mounted "$D.out" || { cat "$D.out"; kill $f; exit 2; }
+mount -t tmpfs e1cache "$D/x/in/cache" && mount -t proc proc "$D/br/proc" && mount -t tmpfs cover "$D/br" || { kill $f; exit 3; }
+cd "$D" || exit 4
+"$S" exchange "$D" x y & r=$!
+rw=0 ro=0 no=0 other=0
+for t in $(seq 20); do
+  st=0
+  out=$("$L" --no-network -- awk '/ - tmpfs e1cache / { split($6, o, ","); v = o[1] } END { print v ? v : "unknown" }' /proc/self/mountinfo 2>"$D.err") || st=$?
+  if [ $st = 126 ] && grep -q "kept renaming" "$D.err"; then no=$((no+1))
+  elif [ $st = 0 ] && [ "$out" = rw ]; then rw=$((rw+1))
+  elif [ $st = 0 ] && [ "$out" = ro ]; then ro=$((ro+1))
+  else other=$((other+1)); echo "other: $st $out $(head -c 300 "$D.err")" >&2; fi
+done
+kill $r $f 2>/dev/null; wait $r $f 2>/dev/null
+echo "race $rw $ro $no $other"
+EOS
+    st=0
+    got=$(unshare -m --propagation private bash "$_scratch/e1.sh" "$R" "$L" "$S" 2>"$_err") || st=$?
+    read -r _ rw ro no other <<<"$(echo "$got" | grep '^race')"
+    if [ "$st" = 2 ]; then
+      skip "fuse: cannot mount a FUSE file system here: $got"
+    elif [ "${ro:-x}" = 0 ] && [ "${other:-x}" = 0 ]; then
+      pass "a cache's folder exchanged with one holding another user's FUSE mount, 20 launches: never run with the cache read-only (rw $rw, refused with the reason $no)"
+    else
+      fail "a cache's folder exchanged with another user's FUSE mount: rw ${rw:-?}, read-only ${ro:-?}, refused ${no:-?}, other ${other:-?} $(head -3 "$_err")"
+    fi
+  fi
   # Root without CAP_SYS_ADMIN makes no namespace of its own: it runs only
   # where the kernel's settings are read-only already: /proc/sys and the
   # other /proc entries a container runtime makes read-only, and every

@@ -22,6 +22,8 @@
  *                                 answers (a hung NFS or sshfs server), print "mounted",
  *                                 then wait until killed; with UID, owned by that user
  *                                 and without allow_other (root is refused there: EACCES)
+ *   esc_surface exchange DIR A B  swap DIR/A and DIR/B (RENAME_EXCHANGE) as fast as it can,
+ *                                 until killed: a racer no script loop matches
  * Exit 0: succeeded; 1: refused (errno printed); 2: not available here. */
 #define _GNU_SOURCE
 #include "esc_common.h"
@@ -169,6 +171,13 @@ int main(int argc, char **argv)
             return report("statvfs", -1);
         printf("%s\n", st.f_flag & ST_RDONLY ? "ro" : "rw");
         return 0;
+    }
+    if (strcmp(w, "exchange") == 0 && argc == 5) {
+        if (chdir(argv[2]) != 0)
+            return report("chdir", -1);
+        for (;;)
+            if (syscall(SYS_renameat2, AT_FDCWD, argv[3], AT_FDCWD, argv[4], 2 /* EXCHANGE */) != 0)
+                return report("renameat2", -1);
     }
     if (strcmp(w, "fusehang") == 0 && (argc == 3 || argc == 4)) {
         char opts[128];
