@@ -500,6 +500,14 @@ EOS
       esac
     fi
   done
+  # Before Linux 6.8, or under a container filter that refuses listmount
+  # (ENOSYS or EPERM) or statmount, the table is all there is: a root launch
+  # still runs, its kernel mounts read-only.
+  for d in 458:38 458:1 457:1; do
+    expect_status 1 "listmount/statmount refused by an outer filter (syscall ${d%:*}, errno ${d#*:}): a root --no-network launch runs, core_pattern EROFS" \
+      "$S" deny "${d%:*}" "${d#*:}" "$L" --no-network -- "$S" rewrite /proc/sys/kernel/core_pattern
+    grep -q "refused EROFS" "$_out" && pass "  ...refused with EROFS" || fail "  ...$(head -2 "$_out" "$_err")"
+  done
   # Root without CAP_SYS_ADMIN makes no namespace of its own: it runs only
   # where the kernel's settings are read-only already: /proc/sys and the
   # other /proc entries a container runtime makes read-only, and every
