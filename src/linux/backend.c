@@ -402,7 +402,12 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                                         "the launcher made it read-only: a process is renaming "
                                         "the directories above it; stop it, or unmount the file "
                                         "system)"
-                        : e == EBUSY
+                        : e == ENOLINK
+                            ? " (one is mounted writable where /proc/self/mountinfo does not list "
+                              "it: a folder above it was moved out of its parent mount's root, as "
+                              "out of a bound project, by a rename through another mount of the "
+                              "same file system; move it back, or unmount it)"
+                        : e == EAGAIN
                             ? " (it is covered by a later mount, so the mount above it was made "
                               "read-only with everything beneath it; a writable mount beneath "
                               "that one could not be made writable again: in sixteen reads of the "

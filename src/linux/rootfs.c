@@ -178,6 +178,14 @@ struct mount_ids {
 static int kernel_mounts_scan(int apply, char *found, size_t found_size, struct mount_ids *ids,
                               int *sys_errno);
 static int kernel_magic(unsigned long t);
+/* What ns_mounts counts: mounts writable, and kernel settings writable but
+ * the proc at /proc. */
+struct ns_count {
+    unsigned long long proc_id;
+    size_t writable, kernel;
+};
+static int ns_mounts(struct ns_count *c, int *sys_errno);
+static int mount_id_of(int dirfd, const char *path, unsigned long long *id);
 
 /* The parts of /proc through which uid 0 alone, without CAP_SYS_ADMIN,
  * changes the host: sysctls, the SysRq trigger (a crash), interrupt
@@ -228,6 +236,26 @@ int sbx_rootfs_check(char *warning, size_t warning_size, sandbox_error *err)
                         "kernel's settings through it; mount it read-only, run the launcher as a "
                         "normal user, or with CAP_SYS_ADMIN; the command was not run",
                         other);
+    /* And by mount id: the table leaves out a mount whose folder was
+     * moved out of its parent mount's root (review r52 X3). */
+    {
+        struct ns_count nc;
+        int r;
+        memset(&nc, 0, sizeof nc);
+        if (mount_id_of(AT_FDCWD, "/proc", &nc.proc_id) != 0)
+            nc.proc_id = 0;
+        r = ns_mounts(&nc, &e);
+        if (r < 0 || (r == 0 && nc.kernel))
+            return sbx_fail(err, SANDBOX_E_UNSUPPORTED, r < 0 ? e : ENOLINK,
+                            "running as root without CAP_SYS_ADMIN, and %s%s%s: a root command "
+                            "could write the kernel's settings through it; run the launcher as a "
+                            "normal user, or with CAP_SYS_ADMIN; the command was not run",
+                            r < 0 ? "the mounts cannot be listed by id (" : "a kernel file system "
+                            "is mounted writable where /proc/self/mountinfo does not list it (a "
+                            "folder above it moved out of its parent mount's root, as out of a "
+                            "bound project)",
+                            r < 0 ? strerror(e) : "", r < 0 ? ")" : "");
+    }
     sbx_warn(warning, warning_size,
              "running as root without CAP_SYS_ADMIN: /dev is not narrowed, so block "
              "devices readable here stay readable (the kernel's settings are read-only already)");
@@ -1198,6 +1226,7 @@ static const char *mi_field(const char *line, const char *end, int n, size_t *le
  * when *p is NULL): 1 with it in [*p, *e), 0 past the last. */
 static int mi_next(const char *t, size_t n, const char **p, const char **e)
 {
+    /* cppcheck-suppress uninitvar ; *e is read only after a first line set it */
     const char *s = *p ? *e + 1 : t;
     if (s >= t + n)
         return 0;
@@ -1373,32 +1402,32 @@ static int mi_restorable(const char *line, const char *end, unsigned long long p
     return mi_writable(line, end) && (!mi_kernel(line, end) || mi_proc_root(line, end, proc_id));
 }
 
-/* listmount's request, and struct statmount (Linux 6.8) as far as
- * mnt_attr: Debian 12's headers have neither. */
+/* listmount's request, and the offsets of struct statmount's fields
+ * (Linux 6.8): Debian 12's headers have neither. */
 struct sbx_mnt_id_req {
     uint32_t size, spare;
     uint64_t mnt_id, param;
 };
-struct sbx_statmount {
-    uint32_t size, mnt_opts;
-    uint64_t mask;
-    uint32_t sb_dev_major, sb_dev_minor;
-    uint64_t sb_magic;
-    uint32_t sb_flags, fs_type;
-    uint64_t mnt_id, mnt_parent_id;
-    uint32_t mnt_id_old, mnt_parent_id_old;
-    uint64_t mnt_attr;
-    uint64_t spare[40];
-};
 #define SBX_LSMT_ROOT 0xffffffffffffffffull
 #define SBX_STATMOUNT_BASIC 0x3u /* STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC */
+#define SBX_SM_MASK 8          /* __u64 mask */
+#define SBX_SM_SB_MAGIC 24     /* __u64 sb_magic */
+#define SBX_SM_MNT_ID_OLD 56   /* __u32 mnt_id_old, mountinfo's */
+#define SBX_SM_MNT_ATTR 64     /* __u64 mnt_attr */
 
-/* What ns_mounts counts: mounts writable, and kernel settings writable but
- * the proc at /proc. */
-struct ns_count {
-    unsigned long long proc_id;
-    size_t writable, kernel;
-};
+static uint64_t sm_u64(const unsigned char *sm, size_t off)
+{
+    uint64_t v;
+    memcpy(&v, sm + off, sizeof v);
+    return v;
+}
+
+static uint32_t sm_u32(const unsigned char *sm, size_t off)
+{
+    uint32_t v;
+    memcpy(&v, sm + off, sizeof v);
+    return v;
+}
 
 /* Every mount of this namespace by id (Linux 6.8+), not from the text
  * table: mountinfo leaves out a mount whose mount point was moved out of
@@ -1411,7 +1440,7 @@ static int ns_mounts(struct ns_count *c, int *sys_errno)
 {
     uint64_t ids[256];
     struct sbx_mnt_id_req req = {sizeof req, 0, SBX_LSMT_ROOT, 0}, q;
-    struct sbx_statmount sm;
+    unsigned char sm[512]; /* struct statmount; the kernel writes what fits */
     long n, i;
     c->writable = c->kernel = 0;
     for (;;) {
@@ -1425,21 +1454,23 @@ static int ns_mounts(struct ns_count *c, int *sys_errno)
             q.spare = 0;
             q.mnt_id = ids[i];
             q.param = SBX_STATMOUNT_BASIC;
-            memset(&sm, 0, sizeof sm);
-            if (syscall(SYS_statmount, &q, &sm, sizeof sm, 0) != 0) {
+            memset(sm, 0, sizeof sm);
+            if (syscall(SYS_statmount, &q, sm, sizeof sm, 0) != 0) {
                 if (errno == ENOSYS || errno == EPERM)
                     return 1; /* a filter that knows listmount only */
                 return fail(sys_errno);
             }
-            if ((sm.mask & SBX_STATMOUNT_BASIC) != SBX_STATMOUNT_BASIC) {
+            if ((sm_u64(sm, SBX_SM_MASK) & SBX_STATMOUNT_BASIC) != SBX_STATMOUNT_BASIC) {
                 errno = EOPNOTSUPP;
                 return fail(sys_errno);
             }
-            if (sm.mnt_attr & MOUNT_ATTR_RDONLY)
+            if (sm_u64(sm, SBX_SM_MNT_ATTR) & MOUNT_ATTR_RDONLY)
                 continue;
             c->writable++;
-            if (kernel_magic((unsigned long)sm.sb_magic) && !(sm.sb_flags & MS_RDONLY) &&
-                sm.mnt_id_old != c->proc_id)
+            /* By the mount's own flag, as the table's scan: a superblock
+             * read-only now may be remounted writable from elsewhere. */
+            if (kernel_magic((unsigned long)sm_u64(sm, SBX_SM_SB_MAGIC)) &&
+                sm_u32(sm, SBX_SM_MNT_ID_OLD) != c->proc_id)
                 c->kernel++;
         }
         if (n < (long)(sizeof ids / sizeof ids[0]))
@@ -1676,7 +1707,7 @@ static int unreached_read_only(unsigned long long proc_id, int *sys_errno)
             cap += mi_writable(p, e);
         if (cap != nc.writable) {
             munmap(t, SBX_MOUNTINFO_MAX);
-            errno = EBUSY;
+            errno = EAGAIN;
             return fail(sys_errno);
         }
     }
@@ -1767,7 +1798,7 @@ static int unreached_read_only(unsigned long long proc_id, int *sys_errno)
             missed_lines(&m, now, n_now);
             for (i = 0; rc == 0 && i < m.n; i++)
                 if (!m.line[i] || m.moved[i] || !mi_hidden(now, n_now, m.line[i], m.end[i])) {
-                    errno = EBUSY;
+                    errno = EAGAIN;
                     rc = fail(sys_errno);
                 }
             munmap(now, SBX_MOUNTINFO_MAX);
@@ -1815,7 +1846,7 @@ static int kernel_mounts_read_only(int *sys_errno)
     if (r < 0)
         return -1;
     if (r == 0 && nc.kernel) {
-        errno = ESTALE;
+        errno = ENOLINK;
         return fail(sys_errno);
     }
     return 0;
@@ -1893,6 +1924,22 @@ int sbx_rootfs_nosa_check(int *which)
     if (kernel_mounts_scan(0, other, sizeof other, &ids, &e) != 0) {
         *which = other[0] ? EBUSY : e;
         return other[0] ? 4 : 3;
+    }
+    /* The mounts the table leaves out too (review r52 X3). */
+    {
+        struct ns_count nc;
+        int r;
+        memset(&nc, 0, sizeof nc);
+        nc.proc_id = ids.proc_id;
+        r = ns_mounts(&nc, &e);
+        if (r < 0) {
+            *which = e;
+            return 3;
+        }
+        if (r == 0 && nc.kernel) {
+            *which = ENOLINK;
+            return 4;
+        }
     }
     n = sbx_fd_each(0, nosa_visit, &kind);
     if (n > 0) {
