@@ -68,7 +68,7 @@ MUTATIONS=(
   'rootfs-restore-refuse-off|src/linux/rootfs.c|    if (rc == 0 \&\& m.n) {|    if (0 \&\& rc == 0 \&\& m.n) {'
   'rootfs-restore-hidden-stacked-only|src/linux/rootfs.c|    return yl < zl \&\& (yl == 1 ? y[0] == '"'"'/'"'"' : memcmp(y, z, yl) == 0 \&\& z[yl] == '"'"'/'"'"');|    return 0;'
   'rootfs-restore-eacces-missed|src/linux/rootfs.c|        return errno == EACCES \&\& mi_foreign_fuse(l, e) ? 0 : 1;|        return 1;'
-  'rootfs-restore-eacces-any|src/linux/rootfs.c|        return errno == EACCES \&\& mi_foreign_fuse(l, e) ? 0 : 1;|        return errno == EACCES ? 0 : 1;'
+  'rootfs-restore-eacces-any|src/linux/rootfs.c|        return errno == EACCES \&\& mi_foreign_fuse(l, e) ? 0 : 1;|        return errno == EACCES \&\& (mi_foreign_fuse(l, e) \|\| 1) ? 0 : 1;'
   'rootfs-restore-statx-sync|src/linux/rootfs.c|hang the launch here (review r49 H1). */\n    if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH \| AT_NO_AUTOMOUNT \| AT_STATX_DONT_SYNC,\n                STATX_MNT_ID, \&st) != 0) {|hang the launch here (review r49 H1). */\n    if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH \| AT_NO_AUTOMOUNT,\n                STATX_MNT_ID \| STATX_BASIC_STATS, \&st) != 0) {'
   'rootfs-nosa-fds-skipped|src/linux/backend.c|        if (sbx_rootfs_nosa_check(\&which)) {|        if (0 \&\& sbx_rootfs_nosa_check(\&which)) {'
   'rootfs-mountinfo-absent-ok|src/linux/rootfs.c|    if (fd < 0)\n        return fail(sys_errno);\n    if (fstatfs(fd, \&fs)|    if (fd < 0)\n        return 0;\n    if (fstatfs(fd, \&fs)'

@@ -537,11 +537,16 @@ EOS
   # through, and core_pattern was written (exit 0).
   mkdir -p x3h/sub/br/proc x3p
   x3="mount --bind $R/x3h/sub $R/x3p && mount -t proc proc $R/x3p/br/proc && mv $R/x3h/sub/br $R/x3h/br &&
-    { (sleep 0.5; mv $R/x3h/br $R/x3h/sub/br) & } && cd $R/x3p &&"
+    { (sleep 1.5; mv $R/x3h/br $R/x3h/sub/br) & } && cd $R/x3p &&"
   for m in --no-network --sandbox; do
     expect_status 126 "root without CAP_SYS_ADMIN, a writable proc moved out of a bound project's root during the launch, $m: refused" \
-      nosa "$x3" "$L" "$m" -- sh -c 'sleep 1; "$1" rewrite br/proc/sys/kernel/core_pattern' - "$S"
-    grep -q "does not list it" "$_err" && pass "  ...saying why" || fail "  ...$(head -2 "$_err")"
+      nosa "$x3" "$L" "$m" -- sh -c 'sleep 2.5; "$1" rewrite br/proc/sys/kernel/core_pattern' - "$S"
+    # A launcher slower than the mover (a sanitizer build on a loaded
+    # machine) finds the proc back in the table: refused by that check.
+    if grep -q "does not list it" "$_err"; then pass "  ...saying why"
+    elif grep -q "x3p/br/proc (proc) is mounted writable" "$_err"; then
+      pass "  ...saying why (the folder was back before the check: the table's refusal)"
+    else fail "  ...$(head -2 "$_err")"; fi
     [ -d x3h/br ] && mv x3h/br x3h/sub/br
   done
   expect_status 126 "root without CAP_SYS_ADMIN, a writable cgroup beneath a read-only /sys: refused" \
