@@ -1323,21 +1323,31 @@ static int mi_writable(const char *line, const char *end)
     return f && len >= 2 && f[0] == 'r' && f[1] == 'w' && (len == 2 || f[2] == ',');
 }
 
-static int mi_kernel(const char *line, const char *end)
+/* The file system type of a line (after its " - "), its length in *len;
+ * NULL when the line has none. */
+static const char *mi_type(const char *line, const char *end, size_t *len)
 {
-    size_t k, len;
     const char *sep = line, *type, *te;
     for (;;) {
         sep = memchr(sep, ' ', (size_t)(end - sep));
         if (!sep || end - sep < 3)
-            return 0;
+            return NULL;
         if (sep[1] == '-' && sep[2] == ' ')
             break;
         sep++;
     }
     type = sep + 3;
     te = memchr(type, ' ', (size_t)(end - type));
-    len = (size_t)((te ? te : end) - type);
+    *len = (size_t)((te ? te : end) - type);
+    return type;
+}
+
+static int mi_kernel(const char *line, const char *end)
+{
+    size_t k, len = 0;
+    const char *type = mi_type(line, end, &len);
+    if (!type)
+        return 0;
     for (k = 0; k < sizeof kernel_fs / sizeof kernel_fs[0]; k++)
         if (strlen(kernel_fs[k]) == len && memcmp(kernel_fs[k], type, len) == 0)
             return 1;
@@ -1541,21 +1551,12 @@ static unsigned long long mi_mp_hash(const char *line, const char *end)
  * renamer swapped such a mount into a cache's path). */
 static int mi_foreign_fuse(const char *line, const char *end)
 {
-    const char *sep = line, *type, *te, *src, *opt, *u;
-    size_t tl;
-    for (;;) {
-        sep = memchr(sep, ' ', (size_t)(end - sep));
-        if (!sep || end - sep < 3)
-            return 0;
-        if (sep[1] == '-' && sep[2] == ' ')
-            break;
-        sep++;
-    }
-    type = sep + 3;
-    te = memchr(type, ' ', (size_t)(end - type));
-    if (!te)
+    const char *type, *te, *src, *opt, *u;
+    size_t tl = 0;
+    type = mi_type(line, end, &tl);
+    te = type ? type + tl : NULL;
+    if (!te || te >= end)
         return 0;
-    tl = (size_t)(te - type);
     if (!((tl == 4 && memcmp(type, "fuse", 4) == 0) || (tl == 7 && memcmp(type, "fuseblk", 7) == 0) ||
           (tl > 5 && memcmp(type, "fuse.", 5) == 0)))
         return 0;
