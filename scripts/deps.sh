@@ -8,7 +8,7 @@
 # Usage: scripts/deps.sh [extra-package...]
 set -euo pipefail
 packages=(build-essential cmake pkg-config libseccomp-dev libcmocka-dev musl-tools python3 git guile-3.0
-          util-linux iproute2 procps libcap2-bin
+          util-linux iproute2 procps libcap2-bin strace
           clang libclang-rt-14-dev clang-tidy cppcheck valgrind
           python3-setuptools python3-pip nodejs golang-go cargo
           dbus-daemon dbus-bin xvfb x11-utils "$@")

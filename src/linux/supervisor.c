@@ -607,7 +607,6 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
     s.sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     if (s.sfd < 0)
         fail_run(child);
-    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); /* orphans stay descendants (Yama) */
     /* The host's death ends the run; its death before this line is seen
      * by getppid. */
     if (prctl(PR_SET_PDEATHSIG, SIGALRM, 0, 0, 0) != 0)
@@ -891,7 +890,7 @@ int sbx_sup_start(const struct sbx_linux_plan *plan, const struct sbx_sup_opts *
     sigset_t set, old;
     pid_t parent = getpid(), pid;
     ssize_t n;
-    int sv[2], lfd = -1, status, e, ag, dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+    int sv[2], lfd = -1, status, e, ag, reaper = 0, dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
 
     *sys_errno = 0;
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
@@ -913,6 +912,20 @@ int sbx_sup_start(const struct sbx_linux_plan *plan, const struct sbx_sup_opts *
         close(sv[1]);
         return own_step(plan);
     }
+    /* A subreaper from before the command exists: orphans stay descendants
+     * (Yama; the tree's end). Set only once supervise() ran, a command that
+     * left a child and exited at once had it reparented to init first: the
+     * run ended as though nothing were left, and the orphan ran on, out of
+     * the timeout's and the guard's reach (CI, a loaded machine). */
+    if (prctl(PR_GET_CHILD_SUBREAPER, (unsigned long)&reaper, 0, 0, 0) != 0 ||
+        prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+        *sys_errno = errno;
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        prctl(PR_SET_DUMPABLE, dumpable > 0 ? dumpable : 0, 0, 0, 0);
+        close(sv[0]);
+        close(sv[1]);
+        return own_step(plan);
+    }
     /* Read before the command exists, which could change it at once. */
     ag = autogroup_nice();
     /* In a child of a multi-threaded host (sandbox_spawn) the raw call: no
@@ -929,6 +942,7 @@ int sbx_sup_start(const struct sbx_linux_plan *plan, const struct sbx_sup_opts *
         close(sv[0]);
         sigprocmask(SIG_SETMASK, &old, NULL);
         prctl(PR_SET_DUMPABLE, dumpable > 0 ? dumpable : 0, 0, 0, 0);
+        prctl(PR_SET_CHILD_SUBREAPER, (unsigned long)reaper, 0, 0, 0);
         *sys_errno = e;
         return own_step(plan);
     }
@@ -957,6 +971,7 @@ int sbx_sup_start(const struct sbx_linux_plan *plan, const struct sbx_sup_opts *
         ;
     sigprocmask(SIG_SETMASK, &old, NULL);
     prctl(PR_SET_DUMPABLE, dumpable > 0 ? dumpable : 0, 0, 0, 0);
+    prctl(PR_SET_CHILD_SUBREAPER, (unsigned long)reaper, 0, 0, 0);
     if (n == (ssize_t)sizeof m && m.step != SBX_STEP_NONE) {
         *sys_errno = m.err;
         return m.step;

@@ -249,6 +249,31 @@ expect_status 0 "a command that double-forks a setsid child exits 0" \
 if gone "300.$mark" 3; then pass "the double-forked leftover was ended with the command"
 else fail "a double-forked leftover outlived the run"; pkill -f "300.$mark"; fi
 check "the outcome counts the double-forked leftover" "$_scratch/df.json" 'o["leftover_processes"] >= 1'
+# A command that leaves a child and exits at once, before its supervisor has
+# become the subreaper: the orphan went to init, the run ended as if nothing
+# were left, and the leftover ran on unguarded (CI, a loaded machine: the
+# --keep-background job below). strace stretches the moment between the
+# handover and the supervisor's next calls (every prctl waits 150 ms), so
+# the command is sure to be gone first; strace lets go of the command at its
+# exec (-b execve), so it does not wait for what the command left.
+if command -v strace >/dev/null; then
+  rm -f "$_scratch/early"
+  expect_status 0 "a command that exits before its supervisor settles: run completes" \
+    strace -f -b execve -o /dev/null -e trace=prctl -e inject=prctl:delay_enter=150000 \
+    "$L" --outcome-fd 3 -- sh -c "setsid sh -c 'sleep 0.8; echo late > $_scratch/early' </dev/null >/dev/null 2>&1 & exit 0" 3>"$_scratch/early.json"
+  sleep 1
+  if [ ! -f "$_scratch/early" ]; then pass "a leftover of a command that exited at once was ended with the run"
+  else fail "a leftover of a command that exited at once outlived the run (it wrote after it)"; fi
+  check "the outcome counts the early leftover" "$_scratch/early.json" 'o["leftover_processes"] >= 1'
+  rm -f "$_scratch/early"
+  expect_status 0 "--keep-background, a command that exits before its supervisor settles" \
+    strace -f -b execve -o /dev/null -e trace=prctl -e inject=prctl:delay_enter=150000 \
+    "$L" --keep-background -- sh -c "(sleep 0.8; echo late > '$_scratch/early') & exit 0"
+  [ -f "$_scratch/early" ] && pass "--keep-background: the launcher waited for the early command's job" ||
+    fail "--keep-background: the launcher returned before the early command's job was done"
+else
+  skip "strace missing: the early exit before the supervisor settles is untested (apt-get install strace)"
+fi
 rm -f "$_scratch/late"
 start=$(date +%s%N)
 expect_status 0 "--keep-background: the launcher stays until the last descendant exits" \
