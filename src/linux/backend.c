@@ -405,8 +405,9 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                         : e == ENOLINK
                             ? " (one is mounted writable where /proc/self/mountinfo does not list "
                               "it: a folder above it was moved out of its parent mount's root, as "
-                              "out of a bound project, by a rename through another mount of the "
-                              "same file system; move it back, or unmount it)"
+                              "out of a bound project or a container's directory rootfs, by a "
+                              "rename through another mount of the same file system; move it "
+                              "back, or unmount it)"
                         : e == EAGAIN
                             ? " (it is covered by a later mount, so the mount above it was made "
                               "read-only with everything beneath it; a writable mount beneath "

@@ -89,6 +89,8 @@
 #ifndef STATX_ATTR_MOUNT_ROOT
 #  define STATX_ATTR_MOUNT_ROOT 0x00002000
 #endif
+/* statx's unique mount id (Linux 6.8), the one statmount takes. */
+#define SBX_STATX_MNT_ID_UNIQUE 0x00004000U
 
 #ifndef DEVPTS_SUPER_MAGIC
 #  define DEVPTS_SUPER_MAGIC 0x1cd1
@@ -1422,6 +1424,7 @@ struct sbx_mnt_id_req {
 #define SBX_STATMOUNT_BASIC 0x3u /* STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC */
 #define SBX_SM_MASK 8          /* __u64 mask */
 #define SBX_SM_SB_MAGIC 24     /* __u64 sb_magic */
+#define SBX_SM_MNT_PARENT 48   /* __u64 mnt_parent_id */
 #define SBX_SM_MNT_ID_OLD 56   /* __u32 mnt_id_old, mountinfo's */
 #define SBX_SM_MNT_ATTR 64     /* __u64 mnt_attr */
 
@@ -1487,6 +1490,93 @@ static int ns_mounts(struct ns_count *c, int *sys_errno)
             return 0;
         req.param = ids[n - 1];
     }
+}
+
+/* The unique id (Linux 6.8+) of the mount `fd`/`path` is on; 0 when the
+ * kernel has none. */
+static unsigned long long unique_mount_id(int fd, const char *path)
+{
+    struct statx st;
+    memset(&st, 0, sizeof st);
+    if (syscall(SYS_statx, fd, path, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+                SBX_STATX_MNT_ID_UNIQUE, &st) != 0 ||
+        !(st.stx_mask & SBX_STATX_MNT_ID_UNIQUE))
+        return 0;
+    return st.stx_mnt_id;
+}
+
+/* listmount lists only the mounts a path from the root reaches. A mount
+ * whose mount point was moved out of the root mount's root (a container's
+ * "/" that is a bind of a directory rootfs; a folder above a proc renamed
+ * out through the host's path) is in neither list, yet this namespace got
+ * a copy of it, which a rename back during the run brings within reach,
+ * writable (review r53 N2: `--no-network` wrote core_pattern). Every mount
+ * of this namespace, reachable or not, is asked by id instead: after the
+ * unshare they were copied in one go, so their ids run from the root
+ * mount's on, up to a mount made now, and with CAP_SYS_ADMIN statmount
+ * answers for every mount of the namespace (ENOENT: another namespace's
+ * id). Any writable kernel file system below the root mount, other than
+ * the proc at /proc, refuses the launch (ENOLINK): the launcher cannot
+ * name it to make it read-only. The mounts listmount lists are among them:
+ * this replaces its last count. 0 clean; 1 unknowable (before 6.8, or a
+ * filter that refuses the calls); -1 refused or failed. Not in a chroot
+ * into a plain directory, whose root mount holds the host's own kernel
+ * mounts beside it (docs/threat-model.md, review r52 C2). */
+static int unreached_kernel_mounts(unsigned long long proc_id, int *sys_errno)
+{
+    unsigned char sm[512]; /* struct statmount; the kernel writes what fits */
+    struct sbx_mnt_id_req q;
+    unsigned long long root, last, id, up;
+    int fd, depth;
+
+    root = unique_mount_id(AT_FDCWD, "/");
+    /* A mount made now: no id of this namespace's is above it (nothing
+     * arrives from outside since the mounts became private). */
+    fd = (int)syscall(SYS_open_tree, AT_FDCWD, "/", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOSYS || errno == EPERM ? 1 : fail(sys_errno);
+    last = unique_mount_id(fd, "");
+    close(fd);
+    if (!root || !last || last <= root)
+        return 1;
+    for (id = root; id < last; id++) {
+        q.size = sizeof q;
+        q.spare = 0;
+        q.mnt_id = id;
+        q.param = SBX_STATMOUNT_BASIC;
+        memset(sm, 0, sizeof sm);
+        if (syscall(SYS_statmount, &q, sm, sizeof sm, 0) != 0) {
+            if (errno == ENOENT)
+                continue;
+            if (errno == ENOSYS || errno == EPERM)
+                return 1;
+            return fail(sys_errno);
+        }
+        if ((sm_u64(sm, SBX_SM_MASK) & SBX_STATMOUNT_BASIC) != SBX_STATMOUNT_BASIC) {
+            errno = EOPNOTSUPP;
+            return fail(sys_errno);
+        }
+        if ((sm_u64(sm, SBX_SM_MNT_ATTR) & MOUNT_ATTR_RDONLY) ||
+            !kernel_magic((unsigned long)sm_u64(sm, SBX_SM_SB_MAGIC)) ||
+            sm_u32(sm, SBX_SM_MNT_ID_OLD) == proc_id)
+            continue;
+        /* The root mount, or below it: up its parents to it. */
+        for (depth = 0, up = id; depth < 4096; depth++) {
+            if (up == root) {
+                errno = ENOLINK;
+                return fail(sys_errno);
+            }
+            if (up < root)
+                break;
+            q.mnt_id = up;
+            memset(sm, 0, sizeof sm);
+            if (syscall(SYS_statmount, &q, sm, sizeof sm, 0) != 0 ||
+                sm_u64(sm, SBX_SM_MNT_PARENT) == up)
+                break;
+            up = sm_u64(sm, SBX_SM_MNT_PARENT);
+        }
+    }
+    return 0;
 }
 
 /* The mounts a restore round missed: their ids, sorted, each with its
@@ -1821,7 +1911,7 @@ static int unreached_read_only(unsigned long long proc_id, int *sys_errno)
     return rc;
 }
 
-static int kernel_mounts_read_only(int *sys_errno)
+static int kernel_mounts_read_only(int in_chroot, int *sys_errno)
 {
     struct mount_ids ids, again;
     struct ns_count nc;
@@ -1840,7 +1930,11 @@ static int kernel_mounts_read_only(int *sys_errno)
         ids.proc_id = again.proc_id;
     }
     /* Last, by mount id: no kernel setting writable but the proc at /proc,
-     * the mounts the table leaves out included (review r51 X1). */
+     * the mounts the table leaves out included (review r51 X1), and those
+     * no path from the root reaches (r53 N2) but in a chroot. */
+    r = in_chroot ? 1 : unreached_kernel_mounts(ids.proc_id, sys_errno);
+    if (r <= 0)
+        return r;
     memset(&nc, 0, sizeof nc);
     nc.proc_id = ids.proc_id;
     r = ns_mounts(&nc, sys_errno);
@@ -1981,7 +2075,7 @@ int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_
     /* Before the binds of /proc's paths below: they would cover what is
      * mounted beneath them (a binfmt_misc beneath /proc/sys on systemd's
      * hosts), which no path would then reach (review r48). */
-    if (kernel_mounts_read_only(sys_errno) != 0)
+    if (kernel_mounts_read_only(in_chroot, sys_errno) != 0)
         return -2;
     for (i = 0; i < sizeof proc_ro / sizeof proc_ro[0]; i++)
         if (bind_read_only(proc_ro[i], sys_errno) != 0)

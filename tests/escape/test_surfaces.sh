@@ -500,6 +500,50 @@ EOS
       esac
     fi
   done
+  # Review r53 N2: a container pivot_root'ed into a bind of a directory
+  # rootfs (runc, Podman, LXC given one), root with CAP_SYS_ADMIN. A proc in
+  # the rootfs, its folder renamed out of the rootfs through the host's path
+  # before the launch and back during it: listmount lists only what the
+  # root reaches, so nothing saw it, and --no-network wrote core_pattern
+  # (exit 0). Now every mount of the namespace is asked by id: refused.
+  cat >"$_scratch/n2.sh" <<'EOS'
+R=$1 L=$2 S=$3 V=$4 box=$1/n2box C=$1/n2box/root
+rm -rf "$box"; mkdir -p "$C"/proc "$C"/sys "$C"/dev "$C"/work/br/proc "$C"/old "$box"/stage || exit 4
+cp "$L" "$C/launcher" && cp "$S" "$C/esc_surface" || exit 4
+for b in /bin/sh /bin/sleep /bin/umount "$S"; do
+  [ "$b" = "$S" ] || { mkdir -p "$C$(dirname "$b")"; cp "$b" "$C$b" || exit 4; }
+  for lib in $(ldd "$b" | grep -o '/[^ :]*'); do mkdir -p "$C$(dirname "$lib")"; cp -L "$lib" "$C$lib" || exit 4; done
+done
+for n in null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0; do
+  IFS=: read -r name ma mi <<<"$n"; mknod -m 666 "$C/dev/$name" c "$ma" "$mi" || exit 4
+done
+unshare -m --propagation private sh -c '
+  C=$0 V=$1
+  mount --bind "$C" "$C" && mount -t proc proc "$C/proc" && mount -t proc proc "$C/work/br/proc" || exit 3
+  mount -t sysfs -o ro sysfs "$C/sys" || exit 3
+  cd "$C" && pivot_root . old && umount -l /old || exit 3
+  : >/ready; while [ ! -e /go ]; do sleep 0.05; done
+  cd /work && /launcher --no-network -- /bin/sh -c "sleep 1.5; /esc_surface rewrite br/proc/sys/kernel/core_pattern" </dev/null >/out 2>&1
+  echo "rc $?" >/rc' "$C" "$V" </dev/null >/dev/null 2>&1 &
+for i in $(seq 200); do [ -e "$C/ready" ] && break; sleep 0.05; done
+[ -e "$C/ready" ] || { wait; exit 3; }
+[ "$V" = control ] || mv "$C/work/br" "$box/stage/br" || exit 4
+: >"$C/go"
+[ "$V" = control ] || { sleep 0.7; mv "$box/stage/br" "$C/work/br"; }
+wait
+cat "$C/out" "$C/rc"
+EOS
+  for v in control rename; do
+    st=0
+    got=$(bash "$_scratch/n2.sh" "$R" "$L" "$S" $v 2>"$_err") || st=$?
+    case $st:$v:$got in
+      3:*|4:*) fail "n2: cannot build a pivot_root container here: $got $(head -2 "$_err")" ;;
+      0:control:*"refused EROFS"*"rc 1") pass "control: a container rootfs that is a bind, a proc in it, --no-network: EROFS" ;;
+      0:rename:*"does not list it"*"rc 126")
+        pass "a container rootfs that is a bind, a proc's folder moved out of it during the launch, --no-network: refused, saying why" ;;
+      *) fail "a container rootfs that is a bind, a proc's folder moved out ($v), --no-network: $st $(echo $got | tr '\n' ' ') $(head -3 "$_err")" ;;
+    esac
+  done
   # Before Linux 6.8, or under a container filter that refuses listmount
   # (ENOSYS or EPERM) or statmount, the table is all there is: a root launch
   # still runs, its kernel mounts read-only.
