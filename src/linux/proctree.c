@@ -28,7 +28,9 @@ struct proc {
 };
 
 /* The ppid field of /proc/PID/stat ("pid (comm) state ppid ..."; comm may
- * hold ')' and spaces, so from the last ')'). -1 when unreadable. */
+ * hold ')' and spaces, so from the last ')'). -1 when unreadable, and for
+ * a zombie: it has exited, holds no children (they came to the subreaper
+ * when it died), and is no leftover to signal or count (review r54). */
 static long stat_ppid(long pid)
 {
     char p[64], buf[512];
@@ -38,7 +40,7 @@ static long stat_ppid(long pid)
     if (sbx_read_small(p, buf, sizeof buf) <= 0)
         return -1;
     s = strrchr(buf, ')');
-    if (!s || s[1] != ' ' || !s[2] || s[3] != ' ')
+    if (!s || s[1] != ' ' || !s[2] || s[3] != ' ' || s[2] == 'Z' || s[2] == 'X')
         return -1;
     for (s += 4; *s >= '0' && *s <= '9'; s++)
         v = v * 10 + (*s - '0');

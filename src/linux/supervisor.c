@@ -539,12 +539,23 @@ __attribute__((noreturn)) static void finish(struct sbx_sup *s)
     _exit(128 + sig);
 }
 
-__attribute__((noreturn)) static void fail_run(pid_t child)
+/* The whole tree killed and reaped: the command and what it left, which
+ * come back to this subreaper (review r54: a failure path that killed
+ * only the command let its setsid children run on, outside the timeout). */
+static void kill_all(pid_t child)
 {
     int status;
     kill(child, SIGKILL);
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-        ;
+    for (;;) {
+        (void)sbx_tree_signal(SIGKILL);
+        if (wait4(-1, &status, __WALL, NULL) < 0 && errno == ECHILD)
+            return;
+    }
+}
+
+__attribute__((noreturn)) static void fail_run(pid_t child)
+{
+    kill_all(child);
     _exit(126);
 }
 
@@ -868,6 +879,19 @@ static void child_side(const struct sbx_linux_plan *plan, int sock, pid_t parent
             _exit(126);
     if (m.step != SBX_STEP_NONE)
         _exit(126);
+    /* Nothing of the command runs until the supervisor has the listener:
+     * a supervisor that failed to take it closes its end (EOF), and the
+     * launch fails with nothing run (review r54: the command ran
+     * unsupervised while the host was told it had not). */
+    {
+        char ack;
+        ssize_t r;
+        do
+            r = read(sock, &ack, 1);
+        while (r < 0 && errno == EINTR);
+        if (r != 1)
+            _exit(126);
+    }
     /* The command must never hold the listener: with it, it could answer
      * its own notifications. */
     if (lfd >= 0)
@@ -952,21 +976,25 @@ int sbx_sup_start(const struct sbx_linux_plan *plan, const struct sbx_sup_opts *
         n = recvmsg(sv[0], &msg, MSG_CMSG_CLOEXEC);
     while (n < 0 && errno == EINTR);
     e = errno;
-    close(sv[0]);
     h = n == (ssize_t)sizeof m ? CMSG_FIRSTHDR(&msg) : NULL;
     if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
         h->cmsg_len == CMSG_LEN(sizeof(int)))
         memcpy(&lfd, CMSG_DATA(h), sizeof lfd);
     /* A listener is expected whenever the plan has a listener's program,
-     * unless the child found another in force (NO_LISTENER). */
+     * unless the child found another in force (NO_LISTENER). Then the
+     * command may start (the child waits for this byte). */
     if (n == (ssize_t)sizeof m && m.step == SBX_STEP_NONE &&
-        (lfd >= 0 || !plan->lsn_bpf || (m.flags & SBX_RUN_NO_LISTENER)))
+        (lfd >= 0 || !plan->lsn_bpf || (m.flags & SBX_RUN_NO_LISTENER)) &&
+        send(sv[0], "", 1, MSG_NOSIGNAL) == 1) {
+        close(sv[0]);
         supervise(plan, opts, lfd, pid, m.flags, ag);
-    /* The child failed (and exits 126): nothing ran. */
+    }
+    /* The child failed (and exits 126), or waits for a byte it will not
+     * get: nothing ran. */
+    close(sv[0]);
     if (lfd >= 0)
         close(lfd);
-    if (n == (ssize_t)sizeof m && m.step == SBX_STEP_NONE)
-        kill(pid, SIGKILL); /* it went on without handing over its listener */
+    kill(pid, SIGKILL);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     sigprocmask(SIG_SETMASK, &old, NULL);

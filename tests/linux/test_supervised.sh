@@ -271,9 +271,27 @@ if command -v strace >/dev/null; then
     "$L" --keep-background -- sh -c "(sleep 0.8; echo late > '$_scratch/early') & exit 0"
   [ -f "$_scratch/early" ] && pass "--keep-background: the launcher waited for the early command's job" ||
     fail "--keep-background: the launcher returned before the early command's job was done"
+  # The supervisor fails to take the handover (its recvmsg made to fail):
+  # the command had already started, ran unsupervised, and the host was
+  # told nothing had run (review r54). Now it waits for the supervisor's
+  # word before it starts.
+  rm -f "$_scratch/ran"
+  expect_status 126 "the supervisor's handover fails: the launch fails" \
+    strace -f -b execve -o /dev/null -e trace=recvmsg -e inject=recvmsg:error=ENOMEM:delay_enter=200000 \
+    "$L" --timeout 5 -- sh -c "echo ran > '$_scratch/ran'"
+  [ -f "$_scratch/ran" ] && fail "the supervisor's handover failed, yet the command ran" ||
+    pass "the supervisor's handover failed: nothing ran"
 else
   skip "strace missing: the early exit before the supervisor settles is untested (apt-get install strace)"
 fi
+# A leftover's exited, unreaped children are no leftovers (review r54: one
+# running process with three zombies was counted as four).
+"$L" --outcome-fd 3 -- sh -c "setsid /usr/bin/python3 -c 'import os, time
+for i in range(3):
+    if os.fork() == 0: os._exit(0)
+time.sleep(0.3); os.execv(\"/bin/sleep\", [\"sleep\", \"300.$mark\"])' </dev/null >/dev/null 2>&1 & sleep 1.5; exit 0" 3>"$_scratch/z.json"
+check "zombies are not counted as leftovers" "$_scratch/z.json" 'o["leftover_processes"] == 1'
+pkill -f "300.$mark" 2>/dev/null || true
 rm -f "$_scratch/late"
 start=$(date +%s%N)
 expect_status 0 "--keep-background: the launcher stays until the last descendant exits" \
