@@ -625,14 +625,14 @@ static int here(struct statx *st)
  * of the mount that holds it cannot be changed through "/" (EINVAL), and
  * that mount, shared with the host's on most systems, would carry every
  * mount made below back into the host's namespace (a tmpfs over the
- * chroot's /dev, seen by the host, outliving the command). Nor can its
- * flags be set through "/". This namespace is the launcher's alone and it
- * still holds CAP_SYS_CHROOT: step out to the namespace's own root (chroot
- * into a subdirectory, then ".." past the old root until ".." stays on the
- * same mount and inode), there make every mount private (attr NULL) or set
- * `attr` on every mount, and come back through descriptors taken first.
- * The command runs only after the return; any failure is the step's error. */
-static int from_namespace_root(const uint64_t *attr, int *sys_errno)
+ * chroot's /dev, seen by the host, outliving the command). This namespace
+ * is the launcher's alone and it still holds CAP_SYS_CHROOT: step out to
+ * the namespace's own root (chroot into a subdirectory, then ".." past the
+ * old root until ".." stays on the same mount and inode), there make every
+ * mount private, and come back through descriptors taken first; the root
+ * is then a clone (enter_root_clone). The command runs only after the
+ * return; any failure is the step's error. */
+static int namespace_private_from_root(int *sys_errno)
 {
     static const char *const below[] = {"proc", "dev", "sys"};
     const char *sub = NULL;
@@ -682,9 +682,7 @@ static int from_namespace_root(const uint64_t *attr, int *sys_errno)
             break;
     }
     /* From the namespace's root: the chroot's mounts and the one holding it. */
-    if (chroot(".") != 0 ||
-        (attr ? syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, attr, 4 * sizeof *attr)
-              : mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) != 0) {
+    if (chroot(".") != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
         fail(sys_errno);
         goto back;
     }
@@ -698,6 +696,39 @@ out:
         rc = fail(sys_errno);
     close(cwd);
     close(root);
+    return rc;
+}
+
+/* A chroot into a plain directory: its root is a folder of a mount that
+ * also holds what lies beside it, and a kernel mount staged there (a
+ * sibling build root's proc) is in neither mountinfo nor listmount, both
+ * bounded by the root. Renamed into the chroot during the run, it was
+ * writable (review r52 C2: --no-network wrote core_pattern). The command
+ * gets a recursive clone of its root instead, put over it and entered:
+ * it holds the mounts below the root at this moment and nothing else, so
+ * a mount out of reach now can never come within reach, whatever is
+ * renamed later, and one moved out of reach after this is still below the
+ * clone's root mount, where the last check asks by id. The mounts are
+ * private already: the clone is too. The working directory is entered
+ * again by its path. */
+static int enter_root_clone(int *sys_errno)
+{
+    char cwd[PATH_MAX + 1];
+    long n = syscall(SYS_getcwd, cwd, sizeof cwd);
+    int fd, rc = 0;
+
+    if (n <= 0 || cwd[0] != '/') {
+        *sys_errno = n < 0 ? errno : ENOENT;
+        return -1;
+    }
+    fd = (int)syscall(SYS_open_tree, AT_FDCWD, "/",
+                      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    if (fd < 0)
+        return fail(sys_errno);
+    if (syscall(SYS_move_mount, fd, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH) != 0 ||
+        fchdir(fd) != 0 || chroot(".") != 0 || chdir(cwd) != 0)
+        rc = fail(sys_errno);
+    close(fd);
     return rc;
 }
 
@@ -857,9 +888,9 @@ static int put_keeps(size_t n, const int *at, const int *tree, int *sys_errno)
  * owns the system's files, and Landlock does not cover chmod, chown,
  * extended attributes or times, so a read-only mount is what refuses
  * `chmod 0666 /etc/passwd` (EROFS) outside the roots. */
-static int harden_mounts(int in_chroot, const struct sbx_keep_tree *keep, size_t n, int *sys_errno)
+static int harden_mounts(const struct sbx_keep_tree *keep, size_t n, int *sys_errno)
 {
-    uint64_t ro[4] = SBX_MOUNT_ATTR_NODEV_RDONLY, nodev[4] = SBX_MOUNT_ATTR_NODEV;
+    uint64_t ro[4] = SBX_MOUNT_ATTR_NODEV_RDONLY;
     int at[SBX_KEEP_MAX], tree[SBX_KEEP_MAX];
     size_t i;
     int rc = -1;
@@ -871,14 +902,11 @@ static int harden_mounts(int in_chroot, const struct sbx_keep_tree *keep, size_t
     for (i = 0; i < n; i++)
         at[i] = tree[i] = -1;
     if (n == 0)
-        return in_chroot ? from_namespace_root(nodev, sys_errno) : nodev_from_root(sys_errno);
+        return nodev_from_root(sys_errno);
     if (take_keeps(keep, n, at, tree, sys_errno) != 0)
         goto out;
-    if ((in_chroot ? from_namespace_root(ro, sys_errno)
-                   : (int)syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, ro, sizeof ro)) !=
-        0) {
-        if (!in_chroot)
-            fail(sys_errno);
+    if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, ro, sizeof ro) != 0) {
+        fail(sys_errno);
         goto out;
     }
     rc = put_keeps(n, at, tree, sys_errno);
@@ -1519,15 +1547,15 @@ static unsigned long long unique_mount_id(int fd, const char *path)
  * the proc at /proc, refuses the launch (ENOLINK): the launcher cannot
  * name it to make it read-only. The mounts listmount lists are among them:
  * this replaces its last count. 0 clean; 1 unknowable (before 6.8, or a
- * filter that refuses the calls); -1 refused or failed. Not in a chroot
- * into a plain directory, whose root mount holds the host's own kernel
- * mounts beside it (docs/threat-model.md, review r52 C2). */
+ * filter that refuses the calls); -1 refused or failed. A chroot into a
+ * plain directory runs in a clone of its root (enter_root_clone), whose
+ * root mount is what this sweeps below. */
 static int unreached_kernel_mounts(unsigned long long proc_id, int *sys_errno)
 {
     unsigned char sm[512]; /* struct statmount; the kernel writes what fits */
     struct sbx_mnt_id_req q;
     unsigned long long root, last, id, up;
-    int fd, depth;
+    int fd;
 
     root = unique_mount_id(AT_FDCWD, "/");
     /* A mount made now: no id of this namespace's is above it (nothing
@@ -1560,19 +1588,24 @@ static int unreached_kernel_mounts(unsigned long long proc_id, int *sys_errno)
             !kernel_magic((unsigned long)sm_u64(sm, SBX_SM_SB_MAGIC)) ||
             sm_u32(sm, SBX_SM_MNT_ID_OLD) == proc_id)
             continue;
-        /* The root mount, or below it: up its parents to it. */
-        for (depth = 0, up = id; depth < 4096; depth++) {
+        /* The root mount, or below it: up its parents to it, however deep
+         * (review r55 F1: a climb that gave up after 4,096 parents let a
+         * proc under a stack of 4,200 mounts through). A parent's id is
+         * below its child's here (the copy made parents first, and the
+         * launcher's clones went onto older mounts): a chain that does not
+         * fall, or a parent not found, is refused, never passed. */
+        for (up = id; up >= root;) {
             if (up == root) {
                 errno = ENOLINK;
                 return fail(sys_errno);
             }
-            if (up < root)
-                break;
             q.mnt_id = up;
             memset(sm, 0, sizeof sm);
             if (syscall(SYS_statmount, &q, sm, sizeof sm, 0) != 0 ||
-                sm_u64(sm, SBX_SM_MNT_PARENT) == up)
-                break;
+                sm_u64(sm, SBX_SM_MNT_PARENT) >= up) {
+                errno = ENOLINK;
+                return fail(sys_errno);
+            }
             up = sm_u64(sm, SBX_SM_MNT_PARENT);
         }
     }
@@ -1911,7 +1944,7 @@ static int unreached_read_only(unsigned long long proc_id, int *sys_errno)
     return rc;
 }
 
-static int kernel_mounts_read_only(int in_chroot, int *sys_errno)
+static int kernel_mounts_read_only(int *sys_errno)
 {
     struct mount_ids ids, again;
     struct ns_count nc;
@@ -1931,8 +1964,8 @@ static int kernel_mounts_read_only(int in_chroot, int *sys_errno)
     }
     /* Last, by mount id: no kernel setting writable but the proc at /proc,
      * the mounts the table leaves out included (review r51 X1), and those
-     * no path from the root reaches (r53 N2) but in a chroot. */
-    r = in_chroot ? 1 : unreached_kernel_mounts(ids.proc_id, sys_errno);
+     * no path from the root reaches (r53 N2). */
+    r = unreached_kernel_mounts(ids.proc_id, sys_errno);
     if (r <= 0)
         return r;
     memset(&nc, 0, sizeof nc);
@@ -2048,7 +2081,6 @@ int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_
                      int *sys_errno)
 {
     uint64_t attr[4] = SBX_MOUNT_ATTR_READ_ONLY;
-    int in_chroot = 0;
     size_t i;
 
     *sys_errno = 0;
@@ -2062,11 +2094,10 @@ int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
         if (errno != EINVAL)
             return fail(sys_errno);
-        if (from_namespace_root(NULL, sys_errno) != 0)
+        if (namespace_private_from_root(sys_errno) != 0 || enter_root_clone(sys_errno) != 0)
             return -1;
-        in_chroot = 1;
     }
-    if (harden_mounts(in_chroot, keep, n_keep, sys_errno) != 0)
+    if (harden_mounts(keep, n_keep, sys_errno) != 0)
         return -1;
     /* /sys is a mount point already: EINVAL means it is not (no sysfs there). */
     if (syscall(SYS_mount_setattr, AT_FDCWD, "/sys", AT_RECURSIVE, attr, sizeof attr) != 0 &&
@@ -2075,7 +2106,7 @@ int sbx_rootfs_apply(int bind_nodes, const struct sbx_keep_tree *keep, size_t n_
     /* Before the binds of /proc's paths below: they would cover what is
      * mounted beneath them (a binfmt_misc beneath /proc/sys on systemd's
      * hosts), which no path would then reach (review r48). */
-    if (kernel_mounts_read_only(in_chroot, sys_errno) != 0)
+    if (kernel_mounts_read_only(sys_errno) != 0)
         return -2;
     for (i = 0; i < sizeof proc_ro / sizeof proc_ro[0]; i++)
         if (bind_read_only(proc_ro[i], sys_errno) != 0)

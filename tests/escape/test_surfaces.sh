@@ -506,9 +506,11 @@ EOS
   # before the launch and back during it: listmount lists only what the
   # root reaches, so nothing saw it, and --no-network wrote core_pattern
   # (exit 0). Now every mount of the namespace is asked by id: refused.
-  cat >"$_scratch/n2.sh" <<'EOS'
-R=$1 L=$2 S=$3 V=$4 box=$1/n2box C=$1/n2box/root
-rm -rf "$box"; mkdir -p "$C"/proc "$C"/sys "$C"/dev "$C"/work/br/proc "$C"/old "$box"/stage || exit 4
+  # minroot.sh DIR LAUNCHER PROBE: a root to pivot_root or chroot into, with
+  # the launcher, the probe, sh, sleep and umount.
+  cat >"$_scratch/minroot.sh" <<'EOS'
+C=$1 L=$2 S=$3
+mkdir -p "$C"/proc "$C"/sys "$C"/dev "$C"/work "$C"/old || exit 4
 cp "$L" "$C/launcher" && cp "$S" "$C/esc_surface" || exit 4
 for b in /bin/sh /bin/sleep /bin/umount "$S"; do
   [ "$b" = "$S" ] || { mkdir -p "$C$(dirname "$b")"; cp "$b" "$C$b" || exit 4; }
@@ -517,6 +519,11 @@ done
 for n in null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0; do
   IFS=: read -r name ma mi <<<"$n"; mknod -m 666 "$C/dev/$name" c "$ma" "$mi" || exit 4
 done
+EOS
+  cat >"$_scratch/n2.sh" <<'EOS'
+R=$1 L=$2 S=$3 V=$4 box=$1/n2box C=$1/n2box/root
+rm -rf "$box"; mkdir -p "$C"/work/br/proc "$box"/stage || exit 4
+bash "$(dirname "$0")/minroot.sh" "$C" "$L" "$S" || exit 4
 unshare -m --propagation private sh -c '
   C=$0 V=$1
   mount --bind "$C" "$C" && mount -t proc proc "$C/proc" && mount -t proc proc "$C/work/br/proc" || exit 3
@@ -542,6 +549,62 @@ EOS
       0:rename:*"does not list it"*"rc 126")
         pass "a container rootfs that is a bind, a proc's folder moved out of it during the launch, --no-network: refused, saying why" ;;
       *) fail "a container rootfs that is a bind, a proc's folder moved out ($v), --no-network: $st $(echo $got | tr '\n' ' ') $(head -3 "$_err")" ;;
+    esac
+  done
+  # Review r55 F1: the same route with 4,200 mounts stacked under the bind
+  # (a proc 4,200 parents below the root mount): the sweep's climb gave up
+  # after 4,096 and let it through (core_pattern written, exit 0).
+  cat >"$_scratch/f1.sh" <<'EOS'
+R=$1 L=$2 S=$3 D=$1/f1
+rm -rf "$D"; mkdir -p "$D/t" "$D/stk" "$D/p" || exit 4
+cd "$D/p" || exit 4
+mount -t tmpfs t "$D/t" && mkdir -p "$D/t/s/br/proc" "$D/t/stage" || exit 3
+# One process (mount(8) reads the whole table each time: 90 s, not 0.6 s).
+/usr/bin/python3 -c 'import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+for i in range(4200):
+    if libc.mount(b"s", sys.argv[1].encode(), b"tmpfs", 0, b"size=4k,nr_inodes=16"):
+        sys.exit(3)' "$D/stk" || exit 3
+mount --bind "$D/t/s" "$D/stk" && mount -t proc proc "$D/stk/br/proc" || exit 3
+mv "$D/t/s/br" "$D/t/stage/br" || exit 4
+(sleep 0.8; mv "$D/t/stage/br" "$D/t/s/br") &
+"$L" --no-network -- sh -c 'sleep 1.6; "$1" rewrite "$2/stk/br/proc/sys/kernel/core_pattern"' - "$S" "$D"
+echo "rc $?"
+wait
+EOS
+  st=0
+  got=$(unshare -m --propagation private bash "$_scratch/f1.sh" "$R" "$L" "$S" 2>&1) || st=$?
+  case $st:$got in
+    0:*"does not list it"*"rc 126") pass "a proc 4,200 mounts below the root, its folder moved out of a bind during the launch, --no-network: refused, saying why" ;;
+    *) fail "a proc 4,200 mounts below the root, moved out of a bind: $st $(echo "$got" | tail -3 | tr '\n' ' ')" ;;
+  esac
+  # Review r52 C2: a chroot into a plain directory of a box bound onto
+  # itself, a proc staged in the box beside the chroot's root (a sibling
+  # build root's), renamed into the chroot during the run: no table from
+  # inside listed it, and --no-network wrote core_pattern (exit 0). Now the
+  # command's root is a recursive clone of the chroot's, taken at launch:
+  # the folder arrives without the mount.
+  cat >"$_scratch/c2.sh" <<'EOS'
+R=$1 L=$2 S=$3 V=$4 box=$1/c2box C=$1/c2box/root
+rm -rf "$box"; mkdir -p "$box"/stage/br/proc || exit 4
+bash "$(dirname "$0")/minroot.sh" "$C" "$L" "$S" || exit 4
+unshare -m --propagation private sh -c '
+  box=$0 C=$1 V=$2
+  mount --bind "$box" "$box" && mount -t proc proc "$C/proc" && mount -t sysfs -o ro sysfs "$C/sys" || exit 3
+  if [ "$V" = inside ]; then mv "$box/stage/br" "$C/work/br"; mount -t proc proc "$C/work/br/proc" || exit 3
+  else mount -t proc proc "$box/stage/br/proc" || exit 3; fi
+  [ "$V" = inside ] || { (sleep 0.7; mv "$box/stage/br" "$C/work/br") & }
+  cd "$C/work" && chroot "$C" /launcher --no-network -- /bin/sh -c "sleep 1.5; /esc_surface rewrite /work/br/proc/sys/kernel/core_pattern" </dev/null
+  echo "rc $?"
+  wait' "$box" "$C" "$V"
+EOS
+  for v in inside rename; do
+    st=0
+    got=$(bash "$_scratch/c2.sh" "$R" "$L" "$S" $v 2>&1) || st=$?
+    case $st:$v:$got in
+      0:inside:*"refused EROFS"*"rc 1") pass "control: a chroot into a plain directory, a proc inside it, --no-network: EROFS" ;;
+      0:rename:*"refused ENOENT"*"rc 1") pass "a chroot into a plain directory, a proc staged beside it renamed in during the run, --no-network: not there (ENOENT)" ;;
+      *) fail "a chroot into a plain directory, a proc staged beside it ($v), --no-network: $st $(echo $got | tr '\n' ' ')" ;;
     esac
   done
   # Before Linux 6.8, or under a container filter that refuses listmount
