@@ -27,10 +27,29 @@ struct proc {
     int32_t pid, ppid;
 };
 
+/* Whether a zombie's stat line `s` (from the state field on) shows it
+ * alone in its thread group (num_threads, the 18th field from the state,
+ * counts the exited leader until it is reaped). A leader that called
+ * pthread_exit reads Z while its other threads run on: that one is alive. */
+static int alone(const char *s)
+{
+    int field = 0;
+    long v = 0;
+    for (; *s && field < 17; s++)
+        if (*s == ' ')
+            field++;
+    if (field < 17)
+        return 0;
+    for (; *s >= '0' && *s <= '9'; s++)
+        v = v * 10 + (*s - '0');
+    return v == 1;
+}
+
 /* The ppid field of /proc/PID/stat ("pid (comm) state ppid ..."; comm may
  * hold ')' and spaces, so from the last ')'). -1 when unreadable, and for
- * a zombie: it has exited, holds no children (they came to the subreaper
- * when it died), and is no leftover to signal or count (review r54). */
+ * a zombie that is all gone: it has exited, holds no children (they came
+ * to the subreaper when it died), and is no leftover to signal or count
+ * (review r54). */
 static long stat_ppid(long pid)
 {
     char p[64], buf[512];
@@ -40,7 +59,8 @@ static long stat_ppid(long pid)
     if (sbx_read_small(p, buf, sizeof buf) <= 0)
         return -1;
     s = strrchr(buf, ')');
-    if (!s || s[1] != ' ' || !s[2] || s[3] != ' ' || s[2] == 'Z' || s[2] == 'X')
+    if (!s || s[1] != ' ' || !s[2] || s[3] != ' ' ||
+        ((s[2] == 'Z' || s[2] == 'X') && alone(s + 2)))
         return -1;
     for (s += 4; *s >= '0' && *s <= '9'; s++)
         v = v * 10 + (*s - '0');

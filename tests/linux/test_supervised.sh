@@ -292,6 +292,14 @@ for i in range(3):
 time.sleep(0.3); os.execv(\"/bin/sleep\", [\"sleep\", \"300.$mark\"])' </dev/null >/dev/null 2>&1 & sleep 1.5; exit 0" 3>"$_scratch/z.json"
 check "zombies are not counted as leftovers" "$_scratch/z.json" 'o["leftover_processes"] == 1'
 pkill -f "300.$mark" 2>/dev/null || true
+# But a leader that called pthread_exit reads Z while its other threads
+# run on: a leftover still, ended and counted.
+rm -f "$_scratch/lx"
+"$L" --outcome-fd 3 -- sh -c "setsid '$P/leader_exit' 2 '$_scratch/lx' </dev/null >/dev/null 2>&1 & sleep 0.5; exit 0" 3>"$_scratch/lx.json"
+sleep 2.5
+[ -f "$_scratch/lx" ] && fail "a leftover whose main thread exited outlived the run (it wrote after it)" ||
+  pass "a leftover whose main thread exited (its leader a zombie) was ended with the run"
+check "it is counted" "$_scratch/lx.json" 'o["leftover_processes"] == 1'
 rm -f "$_scratch/late"
 start=$(date +%s%N)
 expect_status 0 "--keep-background: the launcher stays until the last descendant exits" \
