@@ -1559,10 +1559,17 @@ static int unreached_kernel_mounts(unsigned long long proc_id, int *sys_errno)
 
     root = unique_mount_id(AT_FDCWD, "/");
     /* A mount made now: no id of this namespace's is above it (nothing
-     * arrives from outside since the mounts became private). */
+     * arrives from outside since the mounts became private). In a user
+     * namespace "/" holds locked mounts, and only a recursive clone may be
+     * taken (EINVAL): then one of /proc, a few mounts. */
     fd = (int)syscall(SYS_open_tree, AT_FDCWD, "/", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (fd < 0 && errno == EINVAL)
+        fd = (int)syscall(SYS_open_tree, AT_FDCWD, "/proc",
+                          OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
     if (fd < 0)
-        return errno == ENOSYS || errno == EPERM ? 1 : fail(sys_errno);
+        return errno == ENOSYS || errno == EPERM || errno == EINVAL || errno == ENOENT
+                   ? 1
+                   : fail(sys_errno);
     last = unique_mount_id(fd, "");
     close(fd);
     if (!root || !last || last <= root)

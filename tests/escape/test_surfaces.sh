@@ -522,6 +522,8 @@ done
 EOS
   cat >"$_scratch/n2.sh" <<'EOS'
 R=$1 L=$2 S=$3 V=$4 box=$1/n2box C=$1/n2box/root
+# Only 0-2 into the root (an inherited descriptor on the host's files is refused).
+exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
 rm -rf "$box"; mkdir -p "$C"/work/br/proc "$box"/stage || exit 4
 bash "$(dirname "$0")/minroot.sh" "$C" "$L" "$S" || exit 4
 unshare -m --propagation private sh -c '
@@ -586,6 +588,8 @@ EOS
   # the folder arrives without the mount.
   cat >"$_scratch/c2.sh" <<'EOS'
 R=$1 L=$2 S=$3 V=$4 box=$1/c2box C=$1/c2box/root
+# Only 0-2 into the root (an inherited descriptor on the host's files is refused).
+exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
 rm -rf "$box"; mkdir -p "$box"/stage/br/proc || exit 4
 bash "$(dirname "$0")/minroot.sh" "$C" "$L" "$S" || exit 4
 unshare -m --propagation private sh -c '

@@ -126,14 +126,13 @@ for m in --no-network --confine-fs --sandbox; do
   result "log $m" 0 "ro" "chroot, $m: output to a file in the chroot's project, handed over as stdout"
   result "outside $m" 126 "descriptor 1" "chroot, $m: a file outside the chroot handed over is refused"
 done
-# --no-network leaves the chroot's mounts writable, and the mount that holds
-# the chroot is not in its table: the lower proc cannot be reached from
-# inside, so the launch is refused, saying so (was: refused blaming a
-# renaming process; and with everything made read-only, a silent read-only
-# project). --sandbox made every mount read-only from the namespace's root
-# already.
-result "stacked-core --no-network" 126 "covered by a later mount inside this chroot" \
-  "chroot, two procs stacked on /proc, --no-network: refused, saying why"
+# Two procs stacked on the chroot's /proc. The command runs in a clone of
+# the chroot's root (review r52 C2), whose root mount is in its table: the
+# lower proc is made read-only with the mount above it, and --no-network
+# runs (it was refused: the mount that held the chroot was not in the
+# table, so the covered proc could not be reached from inside).
+result "stacked-core --no-network" 1 "refused EROFS" \
+  "chroot, two procs stacked on /proc, --no-network: kernel.core_pattern is read-only"
 result "stacked-core --sandbox" 1 "refused EROFS" "chroot, two procs stacked on /proc, --sandbox: kernel.core_pattern is read-only"
 result "stacked-work --sandbox" 0 "rw" "chroot, two procs stacked on /proc, --sandbox: runs, and the project stays writable"
 before=$(grep -P '^mounts-before\t' "$_scratch/results" | cut -f2)
