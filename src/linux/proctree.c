@@ -25,6 +25,7 @@
 
 struct proc {
     int32_t pid, ppid;
+    int32_t dead; /* a zombie alone in its thread group (stat_ppid) */
 };
 
 /* Whether a zombie's stat line `s` (from the state field on) shows it
@@ -46,11 +47,11 @@ static int alone(const char *s)
 }
 
 /* The ppid field of /proc/PID/stat ("pid (comm) state ppid ..."; comm may
- * hold ')' and spaces, so from the last ')'). -1 when unreadable, and for
- * a zombie that is all gone: it has exited, holds no children (they came
- * to the subreaper when it died), and is no leftover to signal or count
- * (review r54). */
-static long stat_ppid(long pid)
+ * hold ')' and spaces, so from the last ')'). -1 when unreadable. `dead`:
+ * a zombie that is all gone, no leftover to signal or count (review r54),
+ * though it stays in the scan's table: a child read before its parent
+ * died during the scan is linked to the tree through it (r57 F3). */
+static long stat_ppid(long pid, int *dead)
 {
     char p[64], buf[512];
     const char *s;
@@ -59,9 +60,9 @@ static long stat_ppid(long pid)
     if (sbx_read_small(p, buf, sizeof buf) <= 0)
         return -1;
     s = strrchr(buf, ')');
-    if (!s || s[1] != ' ' || !s[2] || s[3] != ' ' ||
-        ((s[2] == 'Z' || s[2] == 'X') && alone(s + 2)))
+    if (!s || s[1] != ' ' || !s[2] || s[3] != ' ')
         return -1;
+    *dead = (s[2] == 'Z' || s[2] == 'X') && alone(s + 2);
     for (s += 4; *s >= '0' && *s <= '9'; s++)
         v = v * 10 + (*s - '0');
     return v;
@@ -81,11 +82,12 @@ static long scan(struct proc *t, long max)
             unsigned short reclen;
             const char *name = buf + off + 19, *c = name;
             long pid = 0, ppid;
+            int dead = 0;
             memcpy(&reclen, buf + off + 16, sizeof reclen);
             off += reclen;
             while (*c >= '0' && *c <= '9')
                 pid = pid * 10 + (*c++ - '0');
-            if (c == name || *c || (ppid = stat_ppid(pid)) < 0)
+            if (c == name || *c || (ppid = stat_ppid(pid, &dead)) < 0)
                 continue;
             if (count == max) {
                 close(fd);
@@ -93,6 +95,7 @@ static long scan(struct proc *t, long max)
             }
             t[count].pid = (int32_t)pid;
             t[count].ppid = (int32_t)ppid;
+            t[count].dead = dead;
             count++;
         }
     }
@@ -114,11 +117,11 @@ static int in(const struct proc *t, long n, long pid)
 static int signal_one(long pid, int sig, const struct proc *tree, long n, long self)
 {
     long ppid;
-    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+    int dead = 0, fd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (fd < 0)
         return errno == ENOSYS && kill((pid_t)pid, sig) == 0; /* Linux < 5.3 */
-    ppid = stat_ppid(pid);
-    if (ppid == self || in(tree, n, ppid)) {
+    ppid = stat_ppid(pid, &dead);
+    if (!dead && (ppid == self || in(tree, n, ppid))) {
         int ok = syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0) == 0;
         close(fd);
         return ok;
@@ -164,8 +167,8 @@ int sbx_tree_signal(int sig)
     int sent = 0, grew;
 
     all = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (all == MAP_FAILED)
-        return 0;
+    if (all == MAP_FAILED) /* the host's ulimit -v (review r57 F1): as too many */
+        return signal_children(sig, self);
     tree = all + TREE_MAX;
     n_all = scan(all, TREE_MAX);
     if (n_all < 0) {
@@ -189,7 +192,8 @@ int sbx_tree_signal(int sig)
         }
     } while (grew);
     for (i = 0; i < n_tree; i++)
-        sent += signal_one(tree[i].pid, sig, tree, n_tree, self);
+        if (!tree[i].dead)
+            sent += signal_one(tree[i].pid, sig, tree, n_tree, self);
     munmap(all, size);
     return sent;
 }

@@ -545,7 +545,8 @@ __attribute__((noreturn)) static void finish(struct sbx_sup *s)
 static void kill_all(pid_t child)
 {
     int status;
-    kill(child, SIGKILL);
+    if (child > 0) /* 0: reaped already, its pid maybe another's now (r57) */
+        kill(child, SIGKILL);
     for (;;) {
         (void)sbx_tree_signal(SIGKILL);
         if (wait4(-1, &status, __WALL, NULL) < 0 && errno == ECHILD)
@@ -692,7 +693,7 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
          * may be unused): one that exits wakes the loop to free its slot. */
         nw = sbx_work_fds(&s, pf + 2, SBX_GUARD_WORKERS);
         if (poll(pf, (nfds_t)(nw > 0 ? 2 + nw : np), next_wait(&s)) < 0 && errno != EINTR)
-            fail_run(child);
+            fail_run(s.child_done ? 0 : child);
         /* Signals and timers first, every round: a flood of notifications
          * must not keep the timeout or the host's death from being seen. */
         if (pf[0].revents & POLLIN)
