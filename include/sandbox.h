@@ -561,6 +561,9 @@ typedef struct sandbox_outcome {
                           schema SANDBOX_OUTCOME_SCHEMA), NUL-terminated */
     char summary[512]; /* one line for a person: the first certain record, else
                           the hedged sentence; "" when nothing points at the sandbox */
+    int sandbox_failed; /* 1: the supervisor failed after the command had started and
+                           ended the run (status: exit 126, the sandbox's own; the
+                           summary says where it failed) */
 } sandbox_outcome;
 
 /*

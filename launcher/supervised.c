@@ -379,7 +379,9 @@ int launcher_run_supervised(struct launcher_opts *o)
             fprintf(stderr, PROG ": cannot write the outcome to descriptor %d: %s\n",
                     o->outcome_fd, strerror(rc));
     }
-    if (o->report && out.summary[0])
+    /* The sandbox's own failure is said whether or not --report asked:
+     * the 126 is not the command's (review r57 F2). */
+    if ((o->report || out.sandbox_failed) && out.summary[0])
         fprintf(stderr, PROG ": %s\n", out.summary);
     status = out.status;
     timed_out = out.timed_out;

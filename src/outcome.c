@@ -119,6 +119,32 @@ static void record_json(sbx_buf *b, const struct sbx_outcome_rec *r)
     sbx_buf_add(b, "}");
 }
 
+static const char *sup_fail_name(int step)
+{
+    switch (step) {
+    case SBX_SUP_FAIL_TABLE: return "mapping its table of processes";
+    case SBX_SUP_FAIL_SIGNALFD: return "signalfd";
+    case SBX_SUP_FAIL_PDEATHSIG: return "prctl(PR_SET_PDEATHSIG)";
+    case SBX_SUP_FAIL_POLL: return "poll";
+    default: return "an unnamed step";
+    }
+}
+
+int sbx_outcome_failure(const struct sbx_outcome_data *d, char *buf, size_t size)
+{
+    if (!(d->flags & SBX_RUN_SUP_FAILED)) {
+        if (size)
+            buf[0] = '\0';
+        return 0;
+    }
+    snprintf(buf, size,
+             "the sandbox's supervisor failed after the command had started (%s: %s): it "
+             "ended the command and every process the command started; this exit status "
+             "126 is the sandbox's, not the command's",
+             sup_fail_name(d->sup_fail), d->sup_errno > 0 ? strerror(d->sup_errno) : "no errno");
+    return 1;
+}
+
 void sbx_outcome_json(const struct sbx_outcome_data *d, sbx_buf *b)
 {
     int signaled = !d->exit_code_only && (d->status & 0x7f) != 0 && (d->status & 0x7f) != 0x7f;
@@ -166,6 +192,10 @@ void sbx_outcome_json(const struct sbx_outcome_data *d, sbx_buf *b)
                    d->dropped, d->leftovers);
     sbx_outcome_summary(d, line, sizeof line);
     str_or_null(b, line[0] ? line : NULL);
+    /* Added in schema 1 (review r57 F2): a 126 of the sandbox's own. */
+    sbx_buf_add(b, ",\"sandbox_failure\":");
+    sbx_outcome_failure(d, line, sizeof line);
+    str_or_null(b, line[0] ? line : NULL);
     sbx_buf_add(b, ",\"warning\":");
     str_or_null(b, d->warning && d->warning[0] ? d->warning : NULL);
     sbx_buf_add(b, "}");
@@ -181,6 +211,8 @@ void sbx_outcome_summary(const struct sbx_outcome_data *d, char *buf, size_t siz
     size_t i;
 
     buf[0] = '\0';
+    if (sbx_outcome_failure(d, buf, size))
+        return;
     for (i = 0; i < d->n_recs; i++) {
         if (d->recs[i].kind == SBX_REC_HEDGED)
             hedged = &d->recs[i];

@@ -31,7 +31,20 @@ enum sbx_run_flag {
     SBX_RUN_NO_LISTENER = 1u << 3,  /* nested in another supervised sandbox: no records */
     SBX_RUN_SIGNAL_SCOPE = 1u << 4, /* no Landlock signal scope: the command could signal
                                        its supervisor (a warning) */
-    SBX_RUN_STOPPED = 1u << 5       /* the host asked to end the run (SIGALRM) */
+    SBX_RUN_STOPPED = 1u << 5,      /* the host asked to end the run (SIGALRM) */
+    SBX_RUN_SUP_FAILED = 1u << 6    /* the supervisor itself failed after the command started:
+                                       it ended the whole tree and exited 126 (review r57) */
+};
+
+/* Where a supervisor that failed after the start failed (the area keeps a
+ * number, never a pointer: the host checks what it reads). */
+enum sbx_sup_fail {
+    SBX_SUP_FAIL_NONE = 0,
+    SBX_SUP_FAIL_TABLE = 1,     /* mapping its table of threads sent SIGSYS */
+    SBX_SUP_FAIL_SIGNALFD = 2,  /* the signalfd for the host's signals and SIGCHLD */
+    SBX_SUP_FAIL_PDEATHSIG = 3, /* the parent-death signal that ends the run with the host */
+    SBX_SUP_FAIL_POLL = 4,      /* its wait for the command's calls and signals */
+    SBX_SUP_FAIL_N = 5
 };
 
 struct sbx_outcome_rec {
@@ -61,6 +74,8 @@ struct sbx_outcome_data {
     char *warning;       /* the spawn's warning (allocated), or NULL */
     const char *limit;   /* the resource limit that ended the run (static), or NULL */
     int limit_certain;   /* 1: the kernel's counters say so (the run's cgroup) */
+    int sup_fail;        /* enum sbx_sup_fail when SBX_RUN_SUP_FAILED */
+    int sup_errno;
 };
 
 /* Append the JSON object (no newline). */
@@ -68,6 +83,9 @@ void sbx_outcome_json(const struct sbx_outcome_data *d, sbx_buf *out);
 /* One line for a person: the first certain record in words (with how many
  * more there are), else the hedged record's sentence, else "". */
 void sbx_outcome_summary(const struct sbx_outcome_data *d, char *buf, size_t size);
+/* 1 with the sentence for a supervisor that failed after the start (the
+ * run's 126 is the sandbox's), else 0 and "". */
+int sbx_outcome_failure(const struct sbx_outcome_data *d, char *buf, size_t size);
 /* Append a record (copied; path duplicated). SANDBOX_E_NOMEM or OK. */
 int sbx_outcome_add(struct sbx_outcome_data *d, const struct sbx_outcome_rec *r);
 void sbx_outcome_free(struct sbx_outcome_data *d);

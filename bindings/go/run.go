@@ -74,7 +74,10 @@ type Outcome struct {
 	LimitCertain      bool
 	Summary, Warning  *string
 	LeftoverProcesses int
-	Raw               map[string]any
+	// SandboxFailure: the sandbox's own supervisor failed after the command
+	// started and ended the run (its exit 126 is the sandbox's); nil otherwise.
+	SandboxFailure *string
+	Raw            map[string]any
 }
 
 // Certain returns the refusals the kernel reported.
@@ -299,6 +302,7 @@ func Run(ctx context.Context, argv []string, opts Options) (*Outcome, error) {
 		Warning           *string  `json:"warning"`
 		Limit             *string  `json:"limit"`
 		LimitCertain      bool     `json:"limit_certain"`
+		SandboxFailure    *string  `json:"sandbox_failure"`
 	}
 	if err := json.Unmarshal(text, &d); err != nil {
 		return nil, fmt.Errorf("libsandbox: the outcome is not JSON: %w", err)
@@ -308,7 +312,7 @@ func Run(ctx context.Context, argv []string, opts Options) (*Outcome, error) {
 	}
 	o.Ran, o.ExitCode, o.Signal, o.SignalName, o.TimedOut = true, d.ExitCode, d.Signal, d.SignalName, d.TimedOut
 	o.Sandbox, o.Records, o.LeftoverProcesses, o.Summary, o.Warning = d.Sandbox, d.Records, d.LeftoverProcesses, d.Summary, d.Warning
-	o.Limit, o.LimitCertain = d.Limit, d.LimitCertain
+	o.Limit, o.LimitCertain, o.SandboxFailure = d.Limit, d.LimitCertain, d.SandboxFailure
 	return o, nil
 }
 

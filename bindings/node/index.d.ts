@@ -64,6 +64,9 @@ export interface Outcome {
   summary: string | null;
   warning: string | null;
   leftoverProcesses: number;
+  /** The sandbox's own supervisor failed after the command started and ended
+   *  the run (its exit 126 is the sandbox's, not the command's): why; else null. */
+  sandboxFailure: string | null;
   raw: Record<string, unknown> | null;
 }
 

@@ -12,7 +12,8 @@ void sbx_rec_init(struct sbx_rec_area *a)
     a->magic = SBX_REC_MAGIC;
     a->version = SBX_REC_VERSION;
     a->n = a->dropped = a->arena_used = a->flags = a->leftovers = a->cpu_ms = 0;
-    a->status = 0;
+    a->status = a->fail_errno = 0;
+    a->fail_step = 0;
 }
 
 static size_t bounded_len(const char *s, size_t max)

@@ -38,6 +38,8 @@ struct sbx_rec_area {
     int32_t status;      /* the command's wait status, once ENDED */
     uint32_t leftovers;  /* processes ended after the command itself had exited */
     uint32_t cpu_ms;     /* the command's CPU time in ms, once ENDED */
+    uint32_t fail_step;  /* enum sbx_sup_fail, once SUP_FAILED */
+    int32_t fail_errno;  /* its errno */
     struct sbx_rec recs[SBX_REC_MAX];
     char arena[SBX_REC_ARENA];
 };

@@ -693,8 +693,17 @@ int sbx_backend_collect(sandbox_process *process, struct sbx_outcome_data *d)
     /* The supervisor is reaped: nothing writes the area any more (a
      * supervisor the command had subverted could have written anything, so
      * every field is checked by sbx_rec_get). */
-    if (sbx_rec_valid(a) && (a->flags & SBX_RUN_ENDED)) {
-        d->flags = a->flags;
+    /* A supervisor that failed after the start ended the tree: its records
+     * up to then are the kernel's all the same, and where it failed is said
+     * (a number the host checks, never a pointer). */
+    if (sbx_rec_valid(a) && (a->flags & SBX_RUN_SUP_FAILED) && !(a->flags & SBX_RUN_ENDED)) {
+        d->sup_fail = a->fail_step > SBX_SUP_FAIL_NONE && a->fail_step < SBX_SUP_FAIL_N
+                          ? (int)a->fail_step
+                          : SBX_SUP_FAIL_NONE;
+        d->sup_errno = a->fail_errno;
+    }
+    if (sbx_rec_valid(a) && (a->flags & (SBX_RUN_ENDED | SBX_RUN_SUP_FAILED))) {
+        d->flags = a->flags & ((a->flags & SBX_RUN_ENDED) ? ~(uint32_t)SBX_RUN_SUP_FAILED : ~0u);
         d->leftovers = a->leftovers;
         d->dropped = a->dropped;
         n = a->n;

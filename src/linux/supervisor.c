@@ -554,8 +554,21 @@ static void kill_all(pid_t child)
     }
 }
 
-__attribute__((noreturn)) static void fail_run(pid_t child)
+/* The supervisor failed after the command started: the whole tree ends,
+ * and the area says so, where and why, before the 126. Without it a host
+ * could not tell this 126 from the command's own (review r57 F2): by now
+ * the supervisor has no stderr, the host (the launcher) words it. The area
+ * is written before the kill: the host reads it only once this process is
+ * reaped. */
+__attribute__((noreturn)) static void fail_run(const struct sbx_sup_opts *opts, pid_t child,
+                                               int step, int err)
 {
+    struct sbx_rec_area *a = opts->records;
+    if (a) {
+        a->fail_step = (uint32_t)step;
+        a->fail_errno = err;
+        a->flags |= SBX_RUN_SUP_FAILED;
+    }
     kill_all(child);
     _exit(126);
 }
@@ -610,7 +623,7 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
                          PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
                          0);
     if (s.sigsys_wait == MAP_FAILED)
-        fail_run(child);
+        fail_run(opts, child, SBX_SUP_FAIL_TABLE, errno);
     /* No handler of the host can run here: the spawned child reset every
      * disposition to the default before it applied the plan (spawn.c), and
      * a supervised run starts only from there. */
@@ -618,11 +631,11 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
     sigprocmask(SIG_SETMASK, &set, NULL);
     s.sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     if (s.sfd < 0)
-        fail_run(child);
+        fail_run(opts, child, SBX_SUP_FAIL_SIGNALFD, errno);
     /* The host's death ends the run; its death before this line is seen
      * by getppid. */
     if (prctl(PR_SET_PDEATHSIG, SIGALRM, 0, 0, 0) != 0)
-        fail_run(child);
+        fail_run(opts, child, SBX_SUP_FAIL_PDEATHSIG, errno);
     if (getppid() != opts->host) {
         s.flags |= SBX_RUN_HOST_GONE;
         end_tree(&s);
@@ -693,7 +706,7 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
          * may be unused): one that exits wakes the loop to free its slot. */
         nw = sbx_work_fds(&s, pf + 2, SBX_GUARD_WORKERS);
         if (poll(pf, (nfds_t)(nw > 0 ? 2 + nw : np), next_wait(&s)) < 0 && errno != EINTR)
-            fail_run(s.child_done ? 0 : child);
+            fail_run(opts, s.child_done ? 0 : child, SBX_SUP_FAIL_POLL, errno);
         /* Signals and timers first, every round: a flood of notifications
          * must not keep the timeout or the host's death from being seen. */
         if (pf[0].revents & POLLIN)

@@ -284,6 +284,34 @@ if command -v strace >/dev/null; then
     "$L" --timeout 5 -- sh -c "echo ran > '$_scratch/ran'"
   [ -f "$_scratch/ran" ] && fail "the supervisor's handover failed, yet the command ran" ||
     pass "the supervisor's handover failed: nothing ran"
+  # The supervisor fails after the command started (its parent-death
+  # signal refused): the whole tree ends with 126, which the host could not
+  # tell from the command's own 126 (review r57 F2). The failure is aimed
+  # at the supervisor's own prctl, found by a dry run (each process counts
+  # its calls apart; strace 5.x shows statmount as syscall_0x1c9 and counts
+  # it apart); a log that does not show it injected fails the test.
+  nolsan strace -f -b execve -o "$_scratch/pr.log" -e trace=prctl "$L" --timeout 5 -- true
+  n=$(awk '/ prctl\(/ { c[$1]++ } /PR_SET_PDEATHSIG, SIGALRM/ { print c[$1]; exit }' "$_scratch/pr.log")
+  rm -f "$_scratch/ran"
+  expect_status 126 "the supervisor fails after the start: the run ends with 126" \
+    nolsan strace -f -b execve -o "$_scratch/pi.log" -e trace=prctl -e inject=prctl:error=EINVAL:when="${n:-1}" \
+    "$L" --timeout 5 --outcome-fd 3 -- sh -c "sleep 0.5; echo ran > '$_scratch/ran'" 3>"$_scratch/sf.json" 2>"$_err"
+  grep -Eq 'PR_SET_PDEATHSIG, SIGALRM\) += -1 EINVAL .*\(INJECTED\)' "$_scratch/pi.log" &&
+    pass "  ...the failure was injected into the supervisor's parent-death prctl (call $n)" ||
+    fail "  ...the injection missed the supervisor (call ${n:-none}): $(grep -E 'SIGALRM|INJECTED' "$_scratch/pi.log" | head -3)"
+  sleep 0.8
+  [ -f "$_scratch/ran" ] && fail "  ...the command ran on after its supervisor failed" ||
+    pass "  ...the command was ended with it"
+  grep -q "supervisor failed after the command had started (prctl(PR_SET_PDEATHSIG): " "$_err" &&
+    grep -q "126 is the sandbox's, not the command's" "$_err" &&
+    pass "  ...and the launcher says the 126 is the sandbox's, without --report" ||
+    fail "  ...no word that the 126 is the sandbox's: $(head -c 400 "$_err")"
+  check "  ...and the outcome says so" "$_scratch/sf.json" \
+    '"PR_SET_PDEATHSIG" in (o["sandbox_failure"] or "") and o["exit_code"] == 126 and "supervisor failed" in o["summary"]'
+  # The command's own 126 is no failure of the sandbox's.
+  expect_status 126 "a command's own exit 126" "$L" --outcome-fd 3 -- sh -c 'exit 126' 3>"$_scratch/own.json" 2>"$_err"
+  check "  ...is no sandbox failure in the outcome" "$_scratch/own.json" 'o["sandbox_failure"] is None'
+  [ -s "$_err" ] && fail "  ...yet the launcher printed: $(head -c 300 "$_err")" || pass "  ...and the launcher says nothing"
 else
   skip "strace missing: the early exit before the supervisor settles is untested (apt-get install strace)"
 fi

@@ -73,6 +73,9 @@ class Outcome:
     # "timeout"; None when none did. limit_certain: the kernel's counters say so.
     limit: Optional[str] = None
     limit_certain: bool = False
+    # The sandbox's own supervisor failed after the command started and ended the
+    # run (its exit 126 is the sandbox's, not the command's): why; None otherwise.
+    sandbox_failure: Optional[str] = None
     raw: Optional[Dict[str, Any]] = field(default=None, repr=False)
 
     @property
@@ -163,7 +166,8 @@ def _parse(status: int, stdout: bytes, stderr: bytes, text: str, cancelled: bool
                    sandbox=d.get("sandbox"), timed_out=bool(d.get("timed_out")),
                    cancelled=cancelled, ran=True, status=status, summary=d.get("summary"),
                    warning=d.get("warning"), leftover_processes=d.get("leftover_processes") or 0,
-                   limit=d.get("limit"), limit_certain=bool(d.get("limit_certain")), raw=d)
+                   limit=d.get("limit"), limit_certain=bool(d.get("limit_certain")),
+                   sandbox_failure=d.get("sandbox_failure"), raw=d)
 
 
 def run(argv: Sequence[str], policy: Optional[Policy] = None, timeout: Optional[float] = None,

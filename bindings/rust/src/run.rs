@@ -80,6 +80,9 @@ pub struct Outcome {
     pub summary: Option<String>,
     pub warning: Option<String>,
     pub leftover_processes: i64,
+    /// The sandbox's own supervisor failed after the command started and ended the run
+    /// (its exit 126 is the sandbox's, not the command's): why; `None` otherwise.
+    pub sandbox_failure: Option<String>,
     pub raw: Option<Value>,
 }
 
@@ -342,7 +345,7 @@ impl Running {
         self.file.seek(SeekFrom::Start(0))?;
         self.file.read_to_string(&mut text)?;
         let mut o = Outcome { ran: false, status, exit_code: Some(status), signal: None, signal_name: None, stdout, stderr,
-            records: Vec::new(), sandbox: None, timed_out: false, limit: None, limit_certain: false, cancelled, summary: None, warning: None, leftover_processes: 0, raw: None };
+            records: Vec::new(), sandbox: None, timed_out: false, limit: None, limit_certain: false, cancelled, summary: None, warning: None, leftover_processes: 0, sandbox_failure: None, raw: None };
         if text.trim().is_empty() {
             return Ok(o);
         }
@@ -358,6 +361,7 @@ impl Running {
         o.summary = s(&d, "summary");
         o.warning = s(&d, "warning");
         o.leftover_processes = d.get("leftover_processes").and_then(Value::as_i64).unwrap_or(0);
+        o.sandbox_failure = s(&d, "sandbox_failure");
         o.records = d.get("records").and_then(Value::as_array).map(|a| a.iter().map(|r| Record {
             kind: s(r, "kind").unwrap_or_default(),
             certain: r.get("certain").and_then(Value::as_bool).unwrap_or(false),
