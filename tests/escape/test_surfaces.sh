@@ -619,6 +619,14 @@ EOS
       "$S" deny "${d%:*}" "${d#*:}" "$L" --no-network -- "$S" rewrite /proc/sys/kernel/core_pattern
     grep -q "refused EROFS" "$_out" && pass "  ...refused with EROFS" || fail "  ...$(head -2 "$_out" "$_err")"
   done
+  # An outer filter that refuses the mount API (open_tree: ENOSYS, as a
+  # container profile older than the call answers) refuses every root launch
+  # with CAP_SYS_ADMIN, safely; the reason named mount_setattr and Linux 5.12
+  # alone (review r55 F4b), now the calls and the filter.
+  expect_status 126 "open_tree refused by an outer filter (ENOSYS): a root --no-network launch is refused" \
+    "$S" deny 428 38 "$L" --no-network -- true
+  grep -q "open_tree and move_mount" "$_err" && grep -q "outer seccomp filter refuses it" "$_err" &&
+    pass "  ...naming the calls and the filter" || fail "  ...the reason: $(head -c 400 "$_err")"
   # Root without CAP_SYS_ADMIN makes no namespace of its own: it runs only
   # where the kernel's settings are read-only already: /proc/sys and the
   # other /proc entries a container runtime makes read-only, and every
