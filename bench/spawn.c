@@ -59,6 +59,7 @@ struct sbx_arg {
     int mode;                           /* -1: the public sandbox_spawn; -2: sandbox_spawn_plan */
     const struct sbx_linux_plan *plan;  /* internals: a prepared plan, or NULL */
     const sandbox_plan *splan;          /* mode -2: the public plan, made once */
+    const sandbox_spawn_options *opts;  /* public modes: NULL, or a supervised run */
 };
 
 static int sbx_once(void *arg)
@@ -70,12 +71,12 @@ static int sbx_once(void *arg)
     int status;
     memset(&proc, 0, sizeof proc);
     if (a->mode == -2) {
-        if (sandbox_spawn_plan(a->splan, true_argv, NULL, NULL, &proc, &err) != SANDBOX_OK) {
+        if (sandbox_spawn_plan(a->splan, true_argv, NULL, a->opts, &proc, &err) != SANDBOX_OK) {
             fprintf(stderr, "bench_spawn: %s\n", err.message);
             exit(1);
         }
     } else if (a->mode < 0) {
-        if (sandbox_spawn(a->policy, true_argv, NULL, NULL, &proc, &err) != SANDBOX_OK) {
+        if (sandbox_spawn(a->policy, true_argv, NULL, a->opts, &proc, &err) != SANDBOX_OK) {
             fprintf(stderr, "bench_spawn: %s\n", err.message);
             exit(1);
         }
@@ -107,12 +108,14 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     int rounds = 30, batch = 50, heap_mb = 0, opt, i, r, b, nm = 0;
-    struct method m[10];
-    struct sbx_arg off = {NULL, -1, NULL, NULL}, net = {NULL, -1, NULL, NULL},
-                   both = {NULL, -1, NULL, NULL};
-    struct sbx_arg off_fork = {NULL, SBX_SPAWN_FORK, NULL, NULL},
-                   ll = {NULL, SBX_SPAWN_DEFAULT, NULL, NULL};
-    struct sbx_arg net_plan = {NULL, -2, NULL, NULL}, both_plan = {NULL, -2, NULL, NULL};
+    struct method m[12];
+    struct sbx_arg off = {NULL, -1, NULL, NULL, NULL}, net = {NULL, -1, NULL, NULL, NULL},
+                   both = {NULL, -1, NULL, NULL, NULL};
+    struct sbx_arg off_fork = {NULL, SBX_SPAWN_FORK, NULL, NULL, NULL},
+                   ll = {NULL, SBX_SPAWN_DEFAULT, NULL, NULL, NULL};
+    struct sbx_arg net_plan = {NULL, -2, NULL, NULL, NULL}, both_plan = {NULL, -2, NULL, NULL, NULL};
+    struct sbx_arg both_sup = {NULL, -1, NULL, NULL, NULL}, both_plan_sup = {NULL, -2, NULL, NULL, NULL};
+    sandbox_spawn_options sup;
     struct sbx_linux_plan ll_plan;
     const char *why;
     sandbox_policy *p_off, *p_net, *p_both;
@@ -191,6 +194,17 @@ int main(int argc, char **argv)
         }
         both_plan.splan = plan_both;
         m[nm++] = (struct method){"sandbox_spawn_plan, --sandbox", sbx_once, &both_plan, NULL};
+        /* Supervised (issue 19's launch-cost goal): a supervisor process
+         * between the host and the command, its listener and signal scope. */
+        sandbox_spawn_options_init(&sup);
+        sup.supervise = 1;
+        both_sup.policy = p_both;
+        both_sup.opts = &sup;
+        m[nm++] = (struct method){"sandbox_spawn, --sandbox, supervised", sbx_once, &both_sup, NULL};
+        both_plan_sup.splan = plan_both;
+        both_plan_sup.opts = &sup;
+        m[nm++] = (struct method){"sandbox_spawn_plan, --sandbox, supervised", sbx_once,
+                                  &both_plan_sup, NULL};
     }
     for (i = 0; i < nm; i++)
         m[i].means = calloc((size_t)rounds, sizeof(double));

@@ -39,6 +39,12 @@ out=$src/docs/bench-spawn.md
 - Ways to go lower, not taken yet: a smaller seccomp program (its load is most of what remains).
 - With a 512 MiB heap, fork+execve becomes tens of times slower and `sandbox_spawn` does not
   move: the reason the child is vfork-style.
+- The `supervised` rows (`options.supervise = 1`; issue 19's goal: at most 1.5x bare) add a
+  process: the spawned child becomes the supervisor and forks the command (a real fork, page
+  tables copied), loads the listener's program beside the main one, enters a nested Landlock
+  domain that scopes signals, hands the listener over, and at the end scans `/proc` for what
+  the command left. `sandbox_spawn_plan` leaves the preparation out, as above. The launcher's
+  own supervised rows, with one more exec, are in docs/bench-supervised.md.
 TEXT
   for run in 1 2; do
     echo
