@@ -435,7 +435,10 @@ int sbx_mask_known_dir(const struct sbx_mask_plan *plan, const char *path, size_
 /* Enter a private user+mount namespace, mount the masks, drop every
  * capability and lock the mounts with a Landlock domain. Async-signal-safe;
  * call after no_new_privs. Returns 0, or -1 with *sys_errno set. NULL: no-op. */
-int sbx_mask_apply(const struct sbx_mask_plan *plan, int nodev, int proc_ro, int *sys_errno);
+/* keep_ptrace: CAP_SYS_PTRACE stays in the user namespace for a guard's
+ * supervisor, whose command side drops it after the fork (supervisor.c). */
+int sbx_mask_apply(const struct sbx_mask_plan *plan, int nodev, int proc_ro, int keep_ptrace,
+                   int *sys_errno);
 /* After entering a private mount namespace (masks, root's rootfs): refuse a
  * descriptor that survives exec and is a directory or O_PATH, or a regular
  * file the namespace masks or makes read-only, since it still names the

@@ -2453,7 +2453,7 @@ static int write_file(const char *path, const char *data, size_t len)
     return e;
 }
 
-static int drop_caps(int cap_last)
+static int drop_caps(int cap_last, int keep_ptrace)
 {
     struct __user_cap_header_struct h;
     struct __user_cap_data_struct d[2];
@@ -2473,12 +2473,22 @@ static int drop_caps(int cap_last)
     memset(d, 0, sizeof d);
     h.version = _LINUX_CAPABILITY_VERSION_3;
     h.pid = 0;
+    /* A guard reads its callers' memory and takes their sockets, which a
+     * caller that made itself non-dumpable (ssh-agent -a, gpg-agent) refuses
+     * to the same uid without CAP_SYS_PTRACE in the caller's user namespace:
+     * its creations failed with EPERM (review of 2 December, F4). The
+     * supervisor keeps that one capability, in this namespace only, which
+     * reaches no process outside it; the command's side drops it after the
+     * fork, before anything of the command runs. */
+    if (keep_ptrace)
+        d[0].permitted = d[0].effective = 1u << CAP_SYS_PTRACE;
     if (syscall(SYS_capset, &h, d) != 0)
         return errno;
     return 0;
 }
 
-int sbx_mask_apply(const struct sbx_mask_plan *m, int nodev, int proc_ro, int *sys_errno)
+int sbx_mask_apply(const struct sbx_mask_plan *m, int nodev, int proc_ro, int keep_ptrace,
+                   int *sys_errno)
 {
     size_t i;
     int e, pass;
@@ -2552,7 +2562,7 @@ int sbx_mask_apply(const struct sbx_mask_plan *m, int nodev, int proc_ro, int *s
         goto fail_e;
     /* Without capabilities the command cannot unmount, remount or open by
      * file handle; no_new_privs (set before) keeps exec from regaining them. */
-    if ((e = drop_caps(m->cap_last)) != 0)
+    if ((e = drop_caps(m->cap_last, keep_ptrace)) != 0)
         goto fail_e;
     /* The working directory was entered before the mounts: through it the
      * command would see the tree beneath them (a cwd inside .git writes past

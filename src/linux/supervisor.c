@@ -30,6 +30,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
@@ -816,10 +817,28 @@ static void child_side(const struct sbx_linux_plan *plan, int sock, pid_t parent
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent)
         _exit(126);
     prctl(PR_SET_DUMPABLE, 1, 0, 0, 0); /* the parent is not; the guard must read us */
+    /* The guard's supervisor kept CAP_SYS_PTRACE in the masks' user
+     * namespace (mask.c): the command gets none. */
+    if (plan->mask && plan->guard) {
+        struct __user_cap_header_struct ch;
+        struct __user_cap_data_struct cd[2];
+        memset(&ch, 0, sizeof ch);
+        memset(cd, 0, sizeof cd);
+        ch.version = _LINUX_CAPABILITY_VERSION_3;
+        if (syscall(SYS_capset, &ch, cd) != 0) {
+            m.step = SBX_STEP_CAPS;
+            m.err = errno;
+        }
+    }
     /* The limits before anything of the command's runs, and before the
      * filters, which may refuse the calls that set them. */
-    if ((m.err = sbx_limits_enter(plan->sup ? plan->sup->limits : NULL)) != 0)
-        m.step = SBX_STEP_LIMITS;
+    if (m.step == SBX_STEP_NONE) {
+        int le = sbx_limits_enter(plan->sup ? plan->sup->limits : NULL);
+        if (le != 0) {
+            m.step = SBX_STEP_LIMITS;
+            m.err = le;
+        }
+    }
     if (m.step == SBX_STEP_NONE && scope_signals() != 0) {
         /* The guard cannot hold if the command can kill it (its check
          * sbx_guard_available demands ABI 6); records and a timeout are

@@ -292,6 +292,34 @@ fi
 
 expect_status 0 "--self-test names the creation guard" "$L" --self-test
 expect_output_has "refused by the creation guard" "--self-test says names created later are refused"
+# A process that made itself non-dumpable (ssh-agent -a, gpg-agent) refuses
+# ptrace-level access to the same uid; the guard reads its callers' memory
+# and takes their sockets, so every creation under protected paths failed
+# with EPERM (review of 2 December, F4). The supervisor now keeps
+# CAP_SYS_PTRACE in the masks' user namespace; the command holds none.
+nd_py='import ctypes, os, socket, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if sys.argv[1] == "nd" and libc.prctl(4, 0, 0, 0, 0) != 0:
+    sys.exit("PR_SET_DUMPABLE failed")
+os.mkdir("nd-dir"); open("nd-file", "w").write("x")
+socket.socket(socket.AF_UNIX).bind("nd.sock")
+try:
+    open(".env.nd", "w")
+    print("protected: made")
+except PermissionError:
+    print("protected: refused")
+st = open("/proc/self/status").read().split("\n")
+print([l for l in st if l.startswith("CapEff")][0].split()[1])'
+for m in d nd; do
+  rm -rf nd-dir nd-file nd.sock .env.nd
+  st=0; "${S[@]}" /usr/bin/python3 -c "$nd_py" "$m" >"$_out" 2>"$_err" || st=$?
+  if [ "$st" = 0 ] && grep -q "protected: refused" "$_out" && [ -d nd-dir ] && [ -f nd-file ] && [ -S nd.sock ] && [ ! -e .env.nd ]; then
+    pass "guarded, $m: mkdir, open(O_CREAT) and bind work, a protected name is refused"
+  else fail "guarded, $m: exit $st, $(ls -A | tr '\n' ' ') $(head -c 300 "$_out" "$_err")"; fi
+  grep -qx 0000000000000000 "$_out" && pass "  ...and the command holds no capability ($m)" ||
+    fail "  ...the command's capabilities: $(tail -1 "$_out")"
+done
+rm -rf nd-dir nd-file nd.sock .env.nd
 expect_status 0 "--explain lists the guard's program" "$L" --explain --sandbox --protect-secrets -- true
 expect_output_has "creation guard (seccomp program create-notify" "--explain shows the creation guard"
 expect_output_has "renameat2" "--explain lists renameat2"
