@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/seccomp.h>
 #include <poll.h>
@@ -301,6 +302,27 @@ static void fd_path(char *buf, int fd)
     sbx_put_dec(buf + 14, (unsigned)fd);
 }
 
+/* CAP_SYS_PTRACE, which a guarded supervisor keeps permitted in the masks'
+ * user namespace (mask.c) for a caller that made itself non-dumpable: in
+ * effect only around the reads of the caller's memory and the taking of
+ * its socket, never while the guard opens, creates or binds for it (review
+ * r59 F1: an open of /proc/<a non-dumpable sibling>/mem with O_CREAT, which
+ * the guard performed, read the sibling's memory as root). Nothing where
+ * the capability was not kept (capget says so). */
+void sbx_guard_ptrace_cap(int on)
+{
+    struct __user_cap_header_struct h;
+    struct __user_cap_data_struct d[2];
+    const uint32_t bit = 1u << CAP_SYS_PTRACE;
+    memset(&h, 0, sizeof h);
+    h.version = _LINUX_CAPABILITY_VERSION_3;
+    if (syscall(SYS_capget, &h, d) != 0 || !(d[0].permitted & bit) ||
+        ((d[0].effective & bit) != 0) == (on != 0))
+        return;
+    d[0].effective = on ? d[0].effective | bit : d[0].effective & ~bit;
+    (void)syscall(SYS_capset, &h, d);
+}
+
 /* Read a NUL-terminated path from the command's memory, a page at a time
  * (a string may end just before an unmapped page). 0 or an errno. */
 static int read_path(pid_t tid, uint64_t addr, char *buf)
@@ -309,6 +331,7 @@ static int read_path(pid_t tid, uint64_t addr, char *buf)
     ssize_t n;
     struct iovec local, remote;
     const size_t page = 4096;
+    int e;
 
     if (addr == 0)
         return EFAULT;
@@ -324,9 +347,12 @@ static int read_path(pid_t tid, uint64_t addr, char *buf)
             memcpy(&remote.iov_base, &at, sizeof at);
         }
         remote.iov_len = chunk;
+        sbx_guard_ptrace_cap(1);
         n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+        e = errno;
+        sbx_guard_ptrace_cap(0);
         if (n < 0)
-            return errno == EFAULT || errno == EINVAL ? EFAULT : errno;
+            return e == EFAULT || e == EINVAL ? EFAULT : e;
         if (n == 0)
             return EFAULT;
         if (memchr(buf + got, '\0', (size_t)n))
@@ -374,21 +400,24 @@ static void rewrite_self(char *path, pid_t tid)
 static int open_base(pid_t tid, int dirfd, int *out)
 {
     char p[96];
-    int fd;
+    int fd, e;
+    if (dirfd != AT_FDCWD && dirfd < 0)
+        return EBADF;
+    /* The caller's own links, by a path the guard made from its tid: with
+     * the capability a non-dumpable caller asks for (sbx_guard_ptrace_cap),
+     * as O_PATH; a path the command gave is never opened with it. */
     if (dirfd == AT_FDCWD) {
         sbx_proc_path(p, tid, "/cwd");
-        fd = openat(AT_FDCWD, p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-            return errno;
     } else {
-        if (dirfd < 0)
-            return EBADF;
         sbx_proc_path(p, tid, "/fd/");
         sbx_put_dec(p + strlen(p), (unsigned)dirfd);
-        fd = openat(AT_FDCWD, p, O_PATH | O_CLOEXEC);
-        if (fd < 0)
-            return errno == ENOENT ? EBADF : errno;
     }
+    sbx_guard_ptrace_cap(1);
+    fd = openat(AT_FDCWD, p, O_PATH | (dirfd == AT_FDCWD ? O_DIRECTORY : 0) | O_CLOEXEC);
+    e = errno;
+    sbx_guard_ptrace_cap(0);
+    if (fd < 0)
+        return dirfd != AT_FDCWD && e == ENOENT ? EBADF : e;
     *out = fd;
     return 0;
 }
@@ -1359,13 +1388,17 @@ static int read_mem(pid_t tid, uint64_t addr, void *buf, size_t len)
     struct iovec local, remote;
     uintptr_t at = (uintptr_t)addr;
     ssize_t n;
+    int e;
     local.iov_base = buf;
     local.iov_len = len;
     memcpy(&remote.iov_base, &at, sizeof at); /* never dereferenced here */
     remote.iov_len = len;
+    sbx_guard_ptrace_cap(1);
     n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+    e = errno;
+    sbx_guard_ptrace_cap(0);
     if (n < 0)
-        return errno == EFAULT || errno == EINVAL ? EFAULT : errno;
+        return e == EFAULT || e == EINVAL ? EFAULT : e;
     return (size_t)n == len ? 0 : EFAULT;
 }
 
@@ -1385,8 +1418,10 @@ static int take_fd(pid_t tid, int fd, int *out)
     }
     if (pfd < 0)
         return errno;
+    sbx_guard_ptrace_cap(1);
     got = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
     e = got < 0 ? errno : 0;
+    sbx_guard_ptrace_cap(0);
     close(pfd);
     if (e)
         return e;

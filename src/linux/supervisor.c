@@ -609,6 +609,9 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
     struct rlimit nofile;
     int i, np, nw, none = 0;
 
+    /* The capability a guard keeps for its reads is in effect only around
+     * them (guard.c), never while it acts for the command. */
+    sbx_guard_ptrace_cap(0);
     memset(&s, 0, sizeof s);
     s.plan = plan;
     s.opts = opts;

@@ -248,4 +248,8 @@ long sbx_read_small(const char *path, char *buf, size_t size);
 #  define SYS_pidfd_send_signal 424
 #endif
 
+/* CAP_SYS_PTRACE in effect (1) or not (0), where a guarded supervisor kept
+ * it permitted (guard.c); nothing elsewhere. */
+void sbx_guard_ptrace_cap(int on);
+
 #endif

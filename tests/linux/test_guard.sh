@@ -320,6 +320,36 @@ for m in d nd; do
     fail "  ...the command's capabilities: $(tail -1 "$_out")"
 done
 rm -rf nd-dir nd-file nd.sock .env.nd
+# That capability is in effect only for the guard's reads of its caller, not
+# while it opens for the command (review r59 F1): a process of the run that
+# added O_CREAT to an open of a non-dumpable sibling's /proc/PID/mem read its
+# memory as root (environ, an unlinked file's descriptor too), and as nobody
+# its maps. Each such open must fail as the plain open does.
+nd_victim='import ctypes, os, sys, time
+if sys.argv[1] == "victim":
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
+    secret = ctypes.create_string_buffer(b"NDSECRET-4242")
+    print(ctypes.addressof(secret), flush=True)
+    time.sleep(30)
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.dup2(w, 1)
+    os.execv(sys.executable, [sys.executable, "-c", sys.argv[2], "victim", ""])
+os.close(w)
+addr = int(os.read(r, 64))
+for name in ("mem", "environ", "maps", "fd/1"):
+    try:
+        fd = os.open("/proc/%d/%s" % (pid, name), os.O_RDONLY | os.O_CREAT)
+        data = os.pread(fd, 13, addr) if name == "mem" else os.read(fd, 64)
+        print(name, "READ", data)
+    except OSError as e:
+        print(name, "refused", e.strerror)
+os.kill(pid, 9)'
+st=0; "${S[@]}" /usr/bin/python3 -c "$nd_victim" x "$nd_victim" >"$_out" 2>"$_err" || st=$?
+if [ "$st" = 0 ] && [ "$(grep -c refused "$_out")" = 4 ]; then
+  pass "guarded: a non-dumpable sibling's mem, environ, maps and fd stay refused with O_CREAT"
+else fail "guarded: a non-dumpable sibling's /proc files with O_CREAT: exit $st, $(tr '\n' ' ' <"$_out") $(head -c 200 "$_err")"; fi
 expect_status 0 "--explain lists the guard's program" "$L" --explain --sandbox --protect-secrets -- true
 expect_output_has "creation guard (seccomp program create-notify" "--explain shows the creation guard"
 expect_output_has "renameat2" "--explain lists renameat2"
