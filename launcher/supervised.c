@@ -97,6 +97,56 @@ static int signals_read(int fd, int *sig, int *from_kernel)
 }
 #endif
 
+#if defined(__linux__)
+/* The supervisor died without ending the run (killed from outside, or by
+ * the host's CPU limit): what the command had started came to the launcher,
+ * a subreaper for this, and is ended here (review r58 F1: it ran on past the
+ * run and its timeout). A bounded number of rounds: each kills every child
+ * the launcher has, then reaps. */
+static void end_orphans(void)
+{
+    const struct timespec pause = {0, 10 * 1000 * 1000};
+    char path[64], buf[512];
+    struct dirent *e;
+    pid_t me = getpid();
+    int round, found, st;
+    for (round = 0; round < 300; round++) {
+        DIR *d = opendir("/proc");
+        found = 0;
+        while (d && (e = readdir(d)) != NULL) {
+            char *end, *rp;
+            long pid = strtol(e->d_name, &end, 10), ppid;
+            ssize_t n;
+            int fd;
+            if (*end || pid <= 0)
+                continue;
+            snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+            fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                continue;
+            n = read(fd, buf, sizeof buf - 1);
+            close(fd);
+            if (n <= 0)
+                continue;
+            buf[n] = '\0';
+            rp = strrchr(buf, ')'); /* "pid (comm) S ppid": comm may hold ')' */
+            if (!rp || strlen(rp) < 5)
+                continue;
+            ppid = strtol(rp + 4, NULL, 10);
+            if (ppid == (long)me && kill((pid_t)pid, SIGKILL) == 0)
+                found++;
+        }
+        if (d)
+            closedir(d);
+        while (waitpid(-1, &st, WNOHANG) > 0)
+            ;
+        if (!found && waitpid(-1, &st, WNOHANG) < 0 && errno == ECHILD)
+            return;
+        nanosleep(&pause, NULL);
+    }
+}
+#endif
+
 int launcher_wants_supervision(const struct launcher_opts *o)
 {
     return o->report || o->timeout_ms || o->outcome_fd >= 0 || o->keep_background ||
@@ -261,6 +311,9 @@ int launcher_run_supervised(struct launcher_opts *o)
         fprintf(stderr, PROG ": the process that started the launcher is gone; not running\n");
         return EXIT_CANNOT_RUN;
     }
+    /* What the command leaves comes here only if its supervisor dies
+     * (end_orphans); otherwise the supervisor, a subreaper too, keeps it. */
+    (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 #endif
     if (o->outcome_fd >= 0 && fcntl(o->outcome_fd, F_SETFD, FD_CLOEXEC) != 0) {
         sandbox_policy_free(o->policy);
@@ -385,6 +438,16 @@ int launcher_run_supervised(struct launcher_opts *o)
         fprintf(stderr, PROG ": %s\n", out.summary);
     status = out.status;
     timed_out = out.timed_out;
+    if (out.sandbox_failed) {
+        /* The tree is the sandbox's to end, and the status its own: 126,
+         * never the supervisor's death passed off as the command's. */
+#if defined(__linux__)
+        end_orphans();
+#endif
+        sandbox_outcome_clear(&out);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        return EXIT_CANNOT_RUN;
+    }
     sandbox_outcome_clear(&out);
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (timed_out)

@@ -137,6 +137,21 @@ int sbx_outcome_failure(const struct sbx_outcome_data *d, char *buf, size_t size
             buf[0] = '\0';
         return 0;
     }
+    if (d->sup_fail == SBX_SUP_FAIL_DIED) {
+        const char *sig = d->sup_errno > 0 ? sbx_signal_name(d->sup_errno) : NULL;
+        char num[16];
+        if (!sig) {
+            snprintf(num, sizeof num, "signal %d", d->sup_errno);
+            sig = d->sup_errno > 0 ? num : "an exit";
+        }
+        snprintf(buf, size,
+                 "the sandbox's supervisor died (%s) before the run ended, killed from outside "
+                 "or by a limit the host set (ulimit -t): this status is the supervisor's, not "
+                 "the command's; the command was ended, what it started was left to the host "
+                 "(the launcher ends it), and the run's records are lost",
+                 sig);
+        return 1;
+    }
     snprintf(buf, size,
              "the sandbox's supervisor failed after the command had started (%s: %s): it "
              "ended the command and every process the command started; this exit status "

@@ -44,7 +44,9 @@ enum sbx_sup_fail {
     SBX_SUP_FAIL_SIGNALFD = 2,  /* the signalfd for the host's signals and SIGCHLD */
     SBX_SUP_FAIL_PDEATHSIG = 3, /* the parent-death signal that ends the run with the host */
     SBX_SUP_FAIL_POLL = 4,      /* its wait for the command's calls and signals */
-    SBX_SUP_FAIL_N = 5
+    SBX_SUP_FAIL_N = 5,
+    SBX_SUP_FAIL_DIED = 100     /* the host's finding, never in the area: the supervisor
+                                   died without finishing (sup_errno: the signal, or 0) */
 };
 
 struct sbx_outcome_rec {

@@ -730,8 +730,12 @@ int sbx_backend_collect(sandbox_process *process, struct sbx_outcome_data *d)
             rc = sbx_outcome_add(d, &r);
         }
     } else {
-        /* The supervisor died before writing (killed from outside). */
-        d->flags = SBX_RUN_NO_LISTENER;
+        /* The supervisor died before writing (killed from outside, or by the
+         * host's RLIMIT_CPU: review r58 F1): the status is its own death,
+         * never the command's, and the outcome says so. */
+        d->flags = SBX_RUN_NO_LISTENER | SBX_RUN_SUP_FAILED;
+        d->sup_fail = SBX_SUP_FAIL_DIED;
+        d->sup_errno = WIFSIGNALED(d->status) ? WTERMSIG(d->status) : 0;
     }
     run_free(run);
     return rc;

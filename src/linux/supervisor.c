@@ -659,6 +659,14 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
                                                                     : SBX_SIGSYS_WAIT_MAX + 64;
         (void)setrlimit(RLIMIT_NOFILE, &nofile);
     }
+    /* The host's CPU limit counts the supervisor's own time, which a command
+     * can spend for it (refused calls it must answer: review r58 F1, under
+     * `ulimit -t` the supervisor died first): up to the hard limit, the
+     * most a process may take. */
+    if (getrlimit(RLIMIT_CPU, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+        nofile.rlim_cur = nofile.rlim_max;
+        (void)setrlimit(RLIMIT_CPU, &nofile);
+    }
     /* 0-2 stay taken by the root directory, opened O_PATH: a symlink of the
      * command's into /proc/self/fd/0..2, which the guard resolves as its
      * own, then fails with EISDIR instead of quietly writing elsewhere. */

@@ -293,9 +293,12 @@ if command -v strace >/dev/null; then
   nolsan strace -f -b execve -o "$_scratch/pr.log" -e trace=prctl "$L" --timeout 5 -- true
   n=$(awk '/ prctl\(/ { c[$1]++ } /PR_SET_PDEATHSIG, SIGALRM/ { print c[$1]; exit }' "$_scratch/pr.log")
   rm -f "$_scratch/ran"
+  # Delayed 300 ms first, so the command has run and left a setsid child that
+  # ignores TERM: only the whole-tree kill ends it (review r58 F3: without the
+  # delay the check passed with that kill removed).
   expect_status 126 "the supervisor fails after the start: the run ends with 126" \
-    nolsan strace -f -b execve -o "$_scratch/pi.log" -e trace=prctl -e inject=prctl:error=EINVAL:when="${n:-1}" \
-    "$L" --timeout 5 --outcome-fd 3 -- sh -c "sleep 0.5; echo ran > '$_scratch/ran'" 3>"$_scratch/sf.json" 2>"$_err"
+    nolsan strace -f -b execve -o "$_scratch/pi.log" -e trace=prctl -e inject=prctl:error=EINVAL:delay_enter=300000:when="${n:-1}" \
+    "$L" --timeout 5 --outcome-fd 3 -- sh -c "setsid sh -c 'trap \"\" TERM; sleep 0.6; echo ran > $_scratch/ran' </dev/null >/dev/null 2>&1 & sleep 5" 3>"$_scratch/sf.json" 2>"$_err"
   grep -Eq 'PR_SET_PDEATHSIG, SIGALRM\) += -1 EINVAL .*\(INJECTED\)' "$_scratch/pi.log" &&
     pass "  ...the failure was injected into the supervisor's parent-death prctl (call $n)" ||
     fail "  ...the injection missed the supervisor (call ${n:-none}): $(grep -E 'SIGALRM|INJECTED' "$_scratch/pi.log" | head -3)"
@@ -308,6 +311,27 @@ if command -v strace >/dev/null; then
     fail "  ...no word that the 126 is the sandbox's: $(head -c 400 "$_err")"
   check "  ...and the outcome says so" "$_scratch/sf.json" \
     '"PR_SET_PDEATHSIG" in (o["sandbox_failure"] or "") and o["exit_code"] == 126 and "supervisor failed" in o["summary"]'
+  # The supervisor killed from outside (or by the host's ulimit -t, which the
+  # command can make it reach: review r58 F1): the launcher passed its death
+  # off as the command's (137, no word) and a setsid leftover ran on past the
+  # run. Now 126 with the reason, and the launcher, a subreaper for this,
+  # ends what the command left.
+  rm -f "$_scratch/ran"
+  "$L" --timeout 30 --outcome-fd 3 -- sh -c "setsid sh -c 'trap \"\" TERM; sleep 1.5; echo ran > $_scratch/ran' </dev/null >/dev/null 2>&1 & sleep 20" 3>"$_scratch/kd.json" 2>"$_err" &
+  lp=$!
+  sp=
+  for _ in $(seq 100); do sp=$(pgrep -P "$lp" | head -1); [ -n "$sp" ] && pgrep -P "$sp" >/dev/null && break; sleep 0.05; done
+  sleep 0.3
+  kill -KILL "$sp" 2>/dev/null
+  got=0; wait "$lp" || got=$?
+  sleep 1.6
+  [ "$got" = 126 ] && pass "the supervisor killed from outside: the launcher exits 126 (the sandbox's)" ||
+    fail "the supervisor killed from outside: exit $got, wanted 126"
+  grep -q "supervisor died (SIGKILL) before the run ended" "$_err" &&
+    pass "  ...and says the supervisor died, without --report" || fail "  ...no word: $(head -c 300 "$_err")"
+  check "  ...and the outcome says so" "$_scratch/kd.json" '"died (SIGKILL)" in (o["sandbox_failure"] or "")'
+  [ -f "$_scratch/ran" ] && fail "  ...a leftover that ignores TERM ran on after the supervisor died" ||
+    pass "  ...and what the command left was ended"
   # The command's own 126 is no failure of the sandbox's.
   expect_status 126 "a command's own exit 126" "$L" --outcome-fd 3 -- sh -c 'exit 126' 3>"$_scratch/own.json" 2>"$_err"
   check "  ...is no sandbox failure in the outcome" "$_scratch/own.json" 'o["sandbox_failure"] is None'
