@@ -105,7 +105,7 @@ static int signals_read(int fd, int *sig, int *from_kernel)
  * the launcher has, then reaps. */
 static void end_orphans(void)
 {
-    const struct timespec pause = {0, 10 * 1000 * 1000};
+    const struct timespec pause = {0, 10000000L};
     char path[64], buf[512];
     struct dirent *e;
     pid_t me = getpid();
