@@ -98,51 +98,124 @@ static int signals_read(int fd, int *sig, int *from_kernel)
 #endif
 
 #if defined(__linux__)
+#define OWN_CHILDREN_MAX 64
+
+/* A process's parent and start time (clock ticks since boot): 0, or -1
+ * when it is gone or unreadable. */
+static int proc_stat(long pid, long *ppid, unsigned long long *start)
+{
+    char path[64], buf[1024], *rp, *f;
+    ssize_t n;
+    int fd, i;
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    rp = strrchr(buf, ')'); /* "pid (comm) S ppid ...": comm may hold ')' */
+    if (!rp || strlen(rp) < 5)
+        return -1;
+    *ppid = strtol(rp + 4, NULL, 10);
+    /* Field 22, starttime: the 20th after the ')'. */
+    for (f = rp + 2, i = 3; f && i < 22; i++) {
+        f = strchr(f, ' ');
+        if (f)
+            f++;
+    }
+    *start = f ? strtoull(f, NULL, 10) : 0;
+    return 0;
+}
+
+/* The children the launcher's process already had when it was exec'd (the
+ * host's: `sh -c 'job & exec launcher ...'`), which end_orphans must leave
+ * alone (review r60 F1: it killed them). From the kernel's list of this
+ * thread's children, read once at launch; each by pid and start time. */
+struct own_children {
+    long pid[OWN_CHILDREN_MAX];
+    unsigned long long start[OWN_CHILDREN_MAX];
+    int n;
+};
+
+static void own_children_read(struct own_children *c)
+{
+    char path[64], buf[4096], *p, *end;
+    ssize_t n;
+    long ppid;
+    int fd;
+    c->n = 0;
+    snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)getpid());
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return; /* no such file (CONFIG_PROC_CHILDREN): none are told apart */
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    for (p = buf; c->n < OWN_CHILDREN_MAX; p = end) {
+        long pid = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        if (pid > 0 && proc_stat(pid, &ppid, &c->start[c->n]) == 0) {
+            c->pid[c->n] = pid;
+            c->n++;
+        }
+    }
+}
+
+static int own_child(const struct own_children *c, long pid, unsigned long long start)
+{
+    int i;
+    for (i = 0; i < c->n; i++)
+        if (c->pid[i] == pid && c->start[i] == start)
+            return 1;
+    return 0;
+}
+
 /* The supervisor died without ending the run (killed from outside, or by
  * the host's CPU limit): what the command had started came to the launcher,
  * a subreaper for this, and is ended here (review r58 F1: it ran on past the
- * run and its timeout). A bounded number of rounds: each kills every child
- * the launcher has, then reaps. */
-static void end_orphans(void)
+ * run and its timeout), but for the children the launcher's process had
+ * before it was exec'd. A bounded number of rounds: each kills every other
+ * child the launcher has, then reaps what it killed. */
+static void end_orphans(const struct own_children *own)
 {
     const struct timespec pause = {0, 10000000L};
-    char path[64], buf[512];
     struct dirent *e;
     pid_t me = getpid();
-    int round, found, st;
+    int round, found, st, i;
     for (round = 0; round < 300; round++) {
         DIR *d = opendir("/proc");
+        long killed[256];
+        int nk = 0;
         found = 0;
         while (d && (e = readdir(d)) != NULL) {
-            char *end, *rp;
+            char *end;
             long pid = strtol(e->d_name, &end, 10), ppid;
-            ssize_t n;
-            int fd;
-            if (*end || pid <= 0)
+            unsigned long long start;
+            if (*end || pid <= 0 || proc_stat(pid, &ppid, &start) != 0 || ppid != (long)me ||
+                own_child(own, pid, start))
                 continue;
-            snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-            fd = open(path, O_RDONLY | O_CLOEXEC);
-            if (fd < 0)
-                continue;
-            n = read(fd, buf, sizeof buf - 1);
-            close(fd);
-            if (n <= 0)
-                continue;
-            buf[n] = '\0';
-            rp = strrchr(buf, ')'); /* "pid (comm) S ppid": comm may hold ')' */
-            if (!rp || strlen(rp) < 5)
-                continue;
-            ppid = strtol(rp + 4, NULL, 10);
-            if (ppid == (long)me && kill((pid_t)pid, SIGKILL) == 0)
+            if (kill((pid_t)pid, SIGKILL) == 0) {
                 found++;
+                if (nk < 256)
+                    killed[nk++] = pid;
+            }
         }
         if (d)
             closedir(d);
-        while (waitpid(-1, &st, WNOHANG) > 0)
-            ;
-        if (!found && waitpid(-1, &st, WNOHANG) < 0 && errno == ECHILD)
-            return;
+        /* Only what was killed here is reaped, without waiting (one stuck
+         * in the kernel is tried again next round, up to the bound): the
+         * host's own children stay its to wait for. */
         nanosleep(&pause, NULL);
+        for (i = 0; i < nk; i++)
+            (void)waitpid((pid_t)killed[i], &st, WNOHANG);
+        if (!found)
+            return;
     }
 }
 #endif
@@ -300,6 +373,9 @@ int launcher_run_supervised(struct launcher_opts *o)
     int errpipe[2] = {-1, -1}, exclude[4], sfd, rc, status, timed_out, sig, from_kernel;
     int done = 0;
     int *keep;
+#if defined(__linux__)
+    struct own_children own;
+#endif
 
 #if defined(__linux__)
     pid_t host = getppid();
@@ -314,6 +390,7 @@ int launcher_run_supervised(struct launcher_opts *o)
     /* What the command leaves comes here only if its supervisor dies
      * (end_orphans); otherwise the supervisor, a subreaper too, keeps it. */
     (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    own_children_read(&own);
 #endif
     if (o->outcome_fd >= 0 && fcntl(o->outcome_fd, F_SETFD, FD_CLOEXEC) != 0) {
         sandbox_policy_free(o->policy);
@@ -442,7 +519,7 @@ int launcher_run_supervised(struct launcher_opts *o)
         /* The tree is the sandbox's to end, and the status its own: 126,
          * never the supervisor's death passed off as the command's. */
 #if defined(__linux__)
-        end_orphans();
+        end_orphans(&own);
 #endif
         sandbox_outcome_clear(&out);
         sigprocmask(SIG_SETMASK, &old, NULL);

@@ -148,7 +148,7 @@ int sbx_outcome_failure(const struct sbx_outcome_data *d, char *buf, size_t size
                  "the sandbox's supervisor died (%s) before the run ended, killed from outside "
                  "or by a limit the host set (ulimit -t): this status is the supervisor's, not "
                  "the command's; the command was ended, what it started was left to the host "
-                 "(the launcher ends it), and the run's records are lost",
+                 "(the launcher ends it), and the records stop where it died",
                  sig);
         return 1;
     }

@@ -702,8 +702,21 @@ int sbx_backend_collect(sandbox_process *process, struct sbx_outcome_data *d)
                           : SBX_SUP_FAIL_NONE;
         d->sup_errno = a->fail_errno;
     }
-    if (sbx_rec_valid(a) && (a->flags & (SBX_RUN_ENDED | SBX_RUN_SUP_FAILED))) {
-        d->flags = a->flags & ((a->flags & SBX_RUN_ENDED) ? ~(uint32_t)SBX_RUN_SUP_FAILED : ~0u);
+    if (sbx_rec_valid(a) && !(a->flags & (SBX_RUN_ENDED | SBX_RUN_SUP_FAILED))) {
+        /* The supervisor died without finishing (killed from outside, or by
+         * the host's RLIMIT_CPU, which a command can make it spend: reviews
+         * r58 F1, r60 F2): the status is its own death, never the
+         * command's, and the outcome says so. The records it wrote before
+         * are the kernel's decisions all the same: kept (r60 F2: a command
+         * could otherwise erase them by having the supervisor killed). */
+        d->flags = SBX_RUN_SUP_FAILED;
+        d->sup_fail = SBX_SUP_FAIL_DIED;
+        d->sup_errno = WIFSIGNALED(d->status) ? WTERMSIG(d->status) : 0;
+    }
+    if (sbx_rec_valid(a)) {
+        if (a->flags & (SBX_RUN_ENDED | SBX_RUN_SUP_FAILED))
+            d->flags = a->flags &
+                       ((a->flags & SBX_RUN_ENDED) ? ~(uint32_t)SBX_RUN_SUP_FAILED : ~0u);
         d->leftovers = a->leftovers;
         d->dropped = a->dropped;
         n = a->n;
@@ -730,12 +743,8 @@ int sbx_backend_collect(sandbox_process *process, struct sbx_outcome_data *d)
             rc = sbx_outcome_add(d, &r);
         }
     } else {
-        /* The supervisor died before writing (killed from outside, or by the
-         * host's RLIMIT_CPU: review r58 F1): the status is its own death,
-         * never the command's, and the outcome says so. */
-        d->flags = SBX_RUN_NO_LISTENER | SBX_RUN_SUP_FAILED;
-        d->sup_fail = SBX_SUP_FAIL_DIED;
-        d->sup_errno = WIFSIGNALED(d->status) ? WTERMSIG(d->status) : 0;
+        /* No area to read (none was mapped): nothing was recorded. */
+        d->flags = SBX_RUN_NO_LISTENER;
     }
     run_free(run);
     return rc;

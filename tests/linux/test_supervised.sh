@@ -316,11 +316,19 @@ if command -v strace >/dev/null; then
   # off as the command's (137, no word) and a setsid leftover ran on past the
   # run. Now 126 with the reason, and the launcher, a subreaper for this,
   # ends what the command left.
+  # The records written before are kept (review r60 F2: a command could
+  # erase them by having its supervisor killed), and a child the launcher's
+  # process had before its exec is the host's, never ended (r60 F1).
   rm -f "$_scratch/ran"
-  "$L" --timeout 30 --outcome-fd 3 -- sh -c "setsid sh -c 'trap \"\" TERM; sleep 1.5; echo ran > $_scratch/ran' </dev/null >/dev/null 2>&1 & sleep 20" 3>"$_scratch/kd.json" 2>"$_err" &
+  sh -c "sleep 61.$mark & exec \"\$0\" \"\$@\"" "$L" --net-eperm --timeout 30 --outcome-fd 3 -- sh -c "/usr/bin/python3 -c 'import socket
+try: socket.socket()
+except OSError: pass'; setsid sh -c 'trap \"\" TERM; sleep 1.5; echo ran > $_scratch/ran' </dev/null >/dev/null 2>&1 & sleep 20" 3>"$_scratch/kd.json" 2>"$_err" &
   lp=$!
   sp=
-  for _ in $(seq 100); do sp=$(pgrep -P "$lp" | head -1); [ -n "$sp" ] && pgrep -P "$sp" >/dev/null && break; sleep 0.05; done
+  for _ in $(seq 100); do
+    sp=$(pgrep -P "$lp" | while read -r c; do pgrep -P "$c" >/dev/null && echo "$c"; done | head -1)
+    [ -n "$sp" ] && pgrep -f "sleep 20" >/dev/null && break; sleep 0.05
+  done
   sleep 0.3
   kill -KILL "$sp" 2>/dev/null
   got=0; wait "$lp" || got=$?
@@ -332,6 +340,11 @@ if command -v strace >/dev/null; then
   check "  ...and the outcome says so" "$_scratch/kd.json" '"died (SIGKILL)" in (o["sandbox_failure"] or "")'
   [ -f "$_scratch/ran" ] && fail "  ...a leftover that ignores TERM ran on after the supervisor died" ||
     pass "  ...and what the command left was ended"
+  check "  ...and the refusal recorded before it died is kept" "$_scratch/kd.json" \
+    'o["records_available"] and any(r["kind"] == "socket" for r in o["records"])'
+  pgrep -f "sleep 61.$mark" >/dev/null && pass "  ...and the host's own child from before the exec lives on" ||
+    fail "  ...the launcher ended a child the host had before its exec"
+  pkill -f "sleep 61.$mark" 2>/dev/null || true
   # The command's own 126 is no failure of the sandbox's.
   expect_status 126 "a command's own exit 126" "$L" --outcome-fd 3 -- sh -c 'exit 126' 3>"$_scratch/own.json" 2>"$_err"
   check "  ...is no sandbox failure in the outcome" "$_scratch/own.json" 'o["sandbox_failure"] is None'
