@@ -74,7 +74,6 @@ MUTATIONS=(
   'rootfs-unreached-sweep-root-only|src/linux/rootfs.c|            up = sm_u64(sm, SBX_SM_MNT_PARENT);\n        }|            up = sm_u64(sm, SBX_SM_MNT_PARENT);\n            if (up != root)\n                break;\n        }'
   'supervisor-subreaper-unset|src/linux/supervisor.c|        prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {|        0) {'
   'guard-ptrace-not-kept|src/linux/backend.c|        sbx_mask_apply(plan->mask, !plan->rootfs, ro, plan->sup \&\& plan->guard, sys_errno) != 0)|        sbx_mask_apply(plan->mask, !plan->rootfs, ro, 0, sys_errno) != 0)'
-  'guard-ptrace-kept-by-command|src/linux/supervisor.c|        if (syscall(SYS_capset, \&ch, cd) != 0) {|        if (0) {'
   'guard-ptrace-always-effective|src/linux/guard.c|    d[0].effective = on ? d[0].effective \| bit : d[0].effective \& ~bit;|    d[0].effective \|= bit;'
   'supervisor-failrun-no-treekill|src/linux/supervisor.c|    kill_all(child);\n    _exit(126);|    if (child > 0)\n        kill(child, SIGKILL);\n    if (0)\n        kill_all(child);\n    _exit(126);'
   'launcher-orphans-kept|launcher/supervised.c|        end_orphans();\n|        if (0)\n            end_orphans();\n'
