@@ -316,11 +316,19 @@ void sbx_guard_ptrace_cap(int on)
     const uint32_t bit = 1u << CAP_SYS_PTRACE;
     memset(&h, 0, sizeof h);
     h.version = _LINUX_CAPABILITY_VERSION_3;
-    if (syscall(SYS_capget, &h, d) != 0 || !(d[0].permitted & bit) ||
-        ((d[0].effective & bit) != 0) == (on != 0))
+    /* Lowering never fails in practice; if it did, the guard must not go
+     * on to act for the command with the capability in effect: it ends
+     * (the run then ends as a sandbox failure). */
+    if (syscall(SYS_capget, &h, d) != 0) {
+        if (!on)
+            _exit(126);
+        return;
+    }
+    if (!(d[0].permitted & bit) || ((d[0].effective & bit) != 0) == (on != 0))
         return;
     d[0].effective = on ? d[0].effective | bit : d[0].effective & ~bit;
-    (void)syscall(SYS_capset, &h, d);
+    if (syscall(SYS_capset, &h, d) != 0 && !on)
+        _exit(126);
 }
 
 /* Read a NUL-terminated path from the command's memory, a page at a time
