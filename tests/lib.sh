@@ -53,7 +53,7 @@ expect_signal() {
   num=$(kill -l "$sig")
   "$@" >"$_out" 2>"$_err" || got=$?
   if [ "$got" = $((128 + num)) ]; then pass "$name (killed by SIG$sig)"; else
-    fail "$name: exit $got, wanted death by SIG$sig ($((128 + num)))"; sed 's/^/    | /' "$_err" | head -5
+    fail "$name: exit $got, wanted death by SIG$sig ($((128 + num)))"; sed 's/^/    | /' "$_out" "$_err" | head -8
   fi
 }
 
