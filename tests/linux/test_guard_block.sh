@@ -316,4 +316,38 @@ EOF
     [ -n "$left" ] && kill -9 $left 2>/dev/null
   fi
 fi
+# ---- r58 F4: a worker that dies without answering ----
+# A guard worker whose own start fails (its parent-death prctl refused,
+# here by root's strace on the supervisor: only new workers are traced, and
+# each one's first prctl is that one) exited 126 and left the command's FIFO
+# open unanswered until --timeout. Its call is now answered EAGAIN at once.
+if ! have root; then
+  skip "root: a worker that dies unanswering is aimed at by root's strace on the supervisor"
+elif ! have strace; then
+  skip "strace: a worker that dies unanswering is aimed at by strace (apt-get install strace)"
+else
+  wf='rm -f wp wout; mkfifo wp; sleep 1; echo x > wp && echo opened > wout || echo refused > wout'
+  t0=$(now)
+  "${S[@]}" --timeout 8 -- sh -c "$wf" >"$_scratch/w.out" 2>&1 &
+  lp=$!
+  sp=
+  for _ in $(seq 100); do
+    sp=$(pgrep -P "$lp" | head -1)
+    [ -n "$sp" ] && pgrep -P "$sp" >/dev/null && break
+    sleep 0.05
+  done
+  strace -f -p "$sp" -o "$_scratch/w.log" -e trace=prctl -e inject=prctl:error=EINVAL:when=1 2>/dev/null &
+  stp=$!
+  wait "$lp"
+  ms=$(since "$t0")
+  kill "$stp" 2>/dev/null; wait "$stp" 2>/dev/null
+  if ! grep -q 'PR_SET_PDEATHSIG.*INJECTED' "$_scratch/w.log"; then
+    fail "a worker's failed start: the injection missed the worker: $(head -c 300 "$_scratch/w.log")"
+  elif [ "$(cat wout 2>/dev/null)" = refused ] && [ "$ms" -lt 6000 ]; then
+    pass "a worker that died unanswering: the FIFO open was answered, refused, in $ms ms ($(grep -o 'Resource temporarily unavailable' "$_scratch/w.out" | head -1))"
+  else
+    fail "a worker that died unanswering: after $ms ms the open got '$(cat wout 2>/dev/null)'; $(head -c 300 "$_scratch/w.out")"
+  fi
+  rm -f wp wout
+fi
 finish
