@@ -561,10 +561,17 @@ typedef struct sandbox_outcome {
                           schema SANDBOX_OUTCOME_SCHEMA), NUL-terminated */
     char summary[512]; /* one line for a person: the first certain record, else
                           the hedged sentence; "" when nothing points at the sandbox */
-    int sandbox_failed; /* 1: the supervisor failed after the command had started and
-                           ended the run (status: exit 126, the sandbox's own; the
-                           summary says where it failed) */
+    int sandbox_failed; /* 0, or the sandbox's supervisor failed during the run (the
+                           summary says where):
+                           SANDBOX_FAILED_RUN: while the command ran; it ended the
+                           run, and the status (exit 126) is the sandbox's own;
+                           SANDBOX_FAILED_AFTER_EXIT: after the command had exited;
+                           the status is the command's, and what the command left
+                           running was ended at once (even with keep_background) */
 } sandbox_outcome;
+
+#define SANDBOX_FAILED_RUN 1
+#define SANDBOX_FAILED_AFTER_EXIT 2
 
 /*
  * sandbox_wait(), and the outcome of the run: how it ended, how long it

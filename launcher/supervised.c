@@ -515,7 +515,7 @@ int launcher_run_supervised(struct launcher_opts *o)
         fprintf(stderr, PROG ": %s\n", out.summary);
     status = out.status;
     timed_out = out.timed_out;
-    if (out.sandbox_failed) {
+    if (out.sandbox_failed == SANDBOX_FAILED_RUN) {
         /* The tree is the sandbox's to end, and the status its own: 126,
          * never the supervisor's death passed off as the command's. */
 #if defined(__linux__)

@@ -152,6 +152,15 @@ int sbx_outcome_failure(const struct sbx_outcome_data *d, char *buf, size_t size
                  sig);
         return 1;
     }
+    if (d->flags & SBX_RUN_ENDED) {
+        snprintf(buf, size,
+                 "the sandbox's supervisor failed after the command had exited (%s: %s): the "
+                 "exit status is the command's own; it ended at once every process the command "
+                 "had left running",
+                 sup_fail_name(d->sup_fail),
+                 d->sup_errno > 0 ? strerror(d->sup_errno) : "no errno");
+        return 1;
+    }
     snprintf(buf, size,
              "the sandbox's supervisor failed after the command had started (%s: %s): it "
              "ended the command and every process the command started; this exit status "

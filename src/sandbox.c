@@ -444,7 +444,9 @@ int sandbox_wait_outcome(sandbox_process *process, const sandbox_policy *policy,
         rc = sbx_outcome_add(&d, &r);
     }
     outcome->timed_out = (d.flags & SBX_RUN_TIMED_OUT) != 0;
-    outcome->sandbox_failed = (d.flags & SBX_RUN_SUP_FAILED) != 0;
+    outcome->sandbox_failed = !(d.flags & SBX_RUN_SUP_FAILED) ? 0
+                              : (d.flags & SBX_RUN_ENDED)     ? SANDBOX_FAILED_AFTER_EXIT
+                                                              : SANDBOX_FAILED_RUN;
     outcome->duration = d.duration;
     outcome->n_dropped = d.dropped;
     for (i = 0; i < d.n_recs; i++)

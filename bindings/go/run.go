@@ -75,7 +75,9 @@ type Outcome struct {
 	Summary, Warning  *string
 	LeftoverProcesses int
 	// SandboxFailure: the sandbox's own supervisor failed after the command
-	// started and ended the run (its exit 126 is the sandbox's); nil otherwise.
+	// started and ended the run (its exit 126 is the sandbox's), or, when it
+	// says "after the command had exited", failed while ending what the
+	// command left (the status is the command's); nil otherwise.
 	SandboxFailure *string
 	Raw            map[string]any
 }

@@ -65,7 +65,9 @@ export interface Outcome {
   warning: string | null;
   leftoverProcesses: number;
   /** The sandbox's own supervisor failed after the command started and ended
-   *  the run (its exit 126 is the sandbox's, not the command's): why; else null. */
+   *  the run (its exit 126 is the sandbox's, not the command's), or, when it
+   *  says "after the command had exited", while ending what the command left
+   *  (the status is the command's): why; else null. */
   sandboxFailure: string | null;
   raw: Record<string, unknown> | null;
 }

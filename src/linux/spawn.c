@@ -696,7 +696,9 @@ int sbx_backend_collect(sandbox_process *process, struct sbx_outcome_data *d)
     /* A supervisor that failed after the start ended the tree: its records
      * up to then are the kernel's all the same, and where it failed is said
      * (a number the host checks, never a pointer). */
-    if (sbx_rec_valid(a) && (a->flags & SBX_RUN_SUP_FAILED) && !(a->flags & SBX_RUN_ENDED)) {
+    /* With SBX_RUN_ENDED as well, it failed after the command had exited:
+     * the status is the command's, written beside the failure (r58 F2). */
+    if (sbx_rec_valid(a) && (a->flags & SBX_RUN_SUP_FAILED)) {
         d->sup_fail = a->fail_step > SBX_SUP_FAIL_NONE && a->fail_step < SBX_SUP_FAIL_N
                           ? (int)a->fail_step
                           : SBX_SUP_FAIL_NONE;
@@ -715,8 +717,7 @@ int sbx_backend_collect(sandbox_process *process, struct sbx_outcome_data *d)
     }
     if (sbx_rec_valid(a)) {
         if (a->flags & (SBX_RUN_ENDED | SBX_RUN_SUP_FAILED))
-            d->flags = a->flags &
-                       ((a->flags & SBX_RUN_ENDED) ? ~(uint32_t)SBX_RUN_SUP_FAILED : ~0u);
+            d->flags = a->flags;
         d->leftovers = a->leftovers;
         d->dropped = a->dropped;
         n = a->n;

@@ -561,17 +561,32 @@ static void kill_all(pid_t child)
  * the supervisor has no stderr, the host (the launcher) words it. The area
  * is written before the kill: the host reads it only once this process is
  * reaped. */
-__attribute__((noreturn)) static void fail_run(const struct sbx_sup_opts *opts, pid_t child,
-                                               int step, int err)
+__attribute__((noreturn)) static void fail_run(struct sbx_sup *s, int step, int err)
 {
-    struct sbx_rec_area *a = opts->records;
+    struct sbx_rec_area *a = s->opts->records;
+    int n;
     if (a) {
         a->fail_step = (uint32_t)step;
         a->fail_errno = err;
-        a->flags |= SBX_RUN_SUP_FAILED;
+        a->flags |= s->flags | SBX_RUN_SUP_FAILED;
     }
-    kill_all(child);
-    _exit(126);
+    if (!s->child_done) {
+        kill_all(s->child);
+        _exit(126);
+    }
+    /* The command had exited and was reaped: its status is known and
+     * stays the run's (review r58 F2: a failure while ending what it left
+     * reported 126 over it, and dropped the timeout's flag). What it left
+     * is ended now, without the grace period, and counted unless end_tree
+     * counted it already; finish() writes the status beside the failure. */
+    if (s->phase == SBX_SUP_RUNNING || s->phase == SBX_SUP_DRAINING) {
+        sbx_work_end(s);
+        n = sbx_tree_signal(SIGKILL);
+        if (n > 0)
+            s->leftovers += (uint32_t)n;
+    }
+    kill_all(0);
+    finish(s);
 }
 
 /* Close every descriptor but a, b, c, d and e (each may be -1). */
@@ -627,7 +642,7 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
                          PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
                          0);
     if (s.sigsys_wait == MAP_FAILED)
-        fail_run(opts, child, SBX_SUP_FAIL_TABLE, errno);
+        fail_run(&s, SBX_SUP_FAIL_TABLE, errno);
     /* No handler of the host can run here: the spawned child reset every
      * disposition to the default before it applied the plan (spawn.c), and
      * a supervised run starts only from there. */
@@ -635,11 +650,11 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
     sigprocmask(SIG_SETMASK, &set, NULL);
     s.sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     if (s.sfd < 0)
-        fail_run(opts, child, SBX_SUP_FAIL_SIGNALFD, errno);
+        fail_run(&s, SBX_SUP_FAIL_SIGNALFD, errno);
     /* The host's death ends the run; its death before this line is seen
      * by getppid. */
     if (prctl(PR_SET_PDEATHSIG, SIGALRM, 0, 0, 0) != 0)
-        fail_run(opts, child, SBX_SUP_FAIL_PDEATHSIG, errno);
+        fail_run(&s, SBX_SUP_FAIL_PDEATHSIG, errno);
     if (getppid() != opts->host) {
         s.flags |= SBX_RUN_HOST_GONE;
         end_tree(&s);
@@ -718,7 +733,7 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
          * may be unused): one that exits wakes the loop to free its slot. */
         nw = sbx_work_fds(&s, pf + 2, SBX_GUARD_WORKERS);
         if (poll(pf, (nfds_t)(nw > 0 ? 2 + nw : np), next_wait(&s)) < 0 && errno != EINTR)
-            fail_run(opts, s.child_done ? 0 : child, SBX_SUP_FAIL_POLL, errno);
+            fail_run(&s, SBX_SUP_FAIL_POLL, errno);
         /* Signals and timers first, every round: a flood of notifications
          * must not keep the timeout or the host's death from being seen. */
         if (pf[0].revents & POLLIN)

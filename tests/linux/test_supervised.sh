@@ -264,7 +264,7 @@ check "the outcome counts the double-forked leftover" "$_scratch/df.json" 'o["le
 # LeakSanitizer cannot run under ptrace (a sanitizer build dies at exit):
 # the rest of the sanitizer still checks the launcher under strace.
 nolsan() { env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$@"; }
-if command -v strace >/dev/null; then
+if have strace; then
   rm -f "$_scratch/early"
   expect_status 0 "a command that exits before its supervisor settles: run completes" \
     nolsan strace -f -b execve -o /dev/null -e trace=prctl -e inject=prctl:delay_enter=150000 \
@@ -355,7 +355,30 @@ except OSError: pass'; setsid sh -c 'trap \"\" TERM; sleep 1.5; echo ran > $_scr
   check "  ...is no sandbox failure in the outcome" "$_scratch/own.json" 'o["sandbox_failure"] is None'
   [ -s "$_err" ] && fail "  ...yet the launcher printed: $(head -c 300 "$_err")" || pass "  ...and the launcher says nothing"
 else
-  skip "strace missing: the early exit before the supervisor settles is untested (apt-get install strace)"
+  skip "strace: the early exit before the supervisor settles is untested (apt-get install strace)"
+fi
+# The supervisor fails after the command had exited, while it ends what
+# the command left (a host's filter refusing its timed poll): the run is
+# the command's own exit 7, the failure said beside it, the leftover
+# ended and counted (review r58 F2: 126 over the command's status).
+rm -f "$_scratch/late"
+if [ -x "$P/hide" ]; then
+  got=0
+  "$P/hide" poll-timed -- "$L" --outcome-fd 3 -- sh -c "setsid sh -c 'trap \"\" TERM; sleep 1.5; echo late > $_scratch/late' </dev/null >/dev/null 2>&1 & sleep 0.5; exit 7" 3>"$_scratch/pl.json" 2>"$_err" || got=$?
+  if [ "$got" = 77 ]; then
+    skip "x86_64: no poll(2) on this architecture, so a failure after the command exited is untested"
+  else
+    [ "$got" = 7 ] && pass "the supervisor fails after the command exited 7: the run exits 7" ||
+      fail "the supervisor fails after the command exited 7: exit $got, wanted 7"
+    grep -q "supervisor failed after the command had exited (poll: " "$_err" &&
+      pass "  ...and the launcher says so, without --report" || fail "  ...no word: $(head -c 300 "$_err")"
+    check "  ...the outcome keeps the command's status, says the failure, counts the leftover" "$_scratch/pl.json" \
+      'o["exit_code"] == 7 and "after the command had exited (poll" in (o["sandbox_failure"] or "") and o["leftover_processes"] >= 1'
+    sleep 1.6
+    [ -f "$_scratch/late" ] && fail "  ...a leftover that ignores TERM ran on" || pass "  ...and the leftover was ended"
+  fi
+else
+  fail "tests/probes/hide is not built (tests/CMakeLists.txt builds every probe)"
 fi
 # A leftover's exited, unreaped children are no leftovers (review r54: one
 # running process with three zombies was counted as four).

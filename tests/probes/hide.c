@@ -1,4 +1,4 @@
-/* hide landlock|seccomp -- CMD [ARGS...]
+/* hide landlock|seccomp|poll-timed -- CMD [ARGS...]
  *
  * Run CMD as if this kernel lacked a sandbox feature, to prove the degrade
  * and fail-closed paths for real:
@@ -6,6 +6,10 @@
  *             kernel built without CONFIG_SECURITY_LANDLOCK;
  *   seccomp:  seccomp(2) and prctl(PR_SET_SECCOMP) fail with EINVAL, as on a
  *             kernel without seccomp filters.
+ *   poll-timed: poll(2) of two or more descriptors with a timeout of 0 or
+ *             more fails with EPERM, as a host's filter could make it (x86-64
+ *             only, exit 77 elsewhere): a supervisor without --timeout
+ *             waits without one until the command exits, then with one.
  * A test tool: the filter is written by hand and allows everything else. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -58,12 +62,29 @@ static struct sock_filter hide_seccomp[] = {
     RET(SECCOMP_RET_ALLOW),
 };
 
+#if defined(__NR_poll)
+#  define LD_ARG(n) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[n]))
+static struct sock_filter hide_poll_timed[] = {
+    LD_ARCH,
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, HIDE_ARCH, 1, 0),
+    RET(SECCOMP_RET_ALLOW),
+    LD_NR,
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_poll, 0, 5),
+    LD_ARG(1), /* nfds, low word */
+    BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 2, 0, 3),
+    LD_ARG(2), /* the int timeout */
+    BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x80000000u, 1, 0),
+    ERRNO(EPERM),
+    RET(SECCOMP_RET_ALLOW),
+};
+#endif
+
 int main(int argc, char **argv)
 {
     struct sock_fprog prog;
 
     if (argc < 4 || strcmp(argv[2], "--") != 0) {
-        fprintf(stderr, "usage: hide landlock|seccomp -- CMD [ARGS...]\n");
+        fprintf(stderr, "usage: hide landlock|seccomp|poll-timed -- CMD [ARGS...]\n");
         return 2;
     }
     if (strcmp(argv[1], "landlock") == 0) {
@@ -72,6 +93,14 @@ int main(int argc, char **argv)
     } else if (strcmp(argv[1], "seccomp") == 0) {
         prog.filter = hide_seccomp;
         prog.len = sizeof hide_seccomp / sizeof hide_seccomp[0];
+    } else if (strcmp(argv[1], "poll-timed") == 0) {
+#if defined(__NR_poll)
+        prog.filter = hide_poll_timed;
+        prog.len = sizeof hide_poll_timed / sizeof hide_poll_timed[0];
+#else
+        fprintf(stderr, "hide: no poll(2) on this architecture\n");
+        return 77;
+#endif
     } else {
         fprintf(stderr, "hide: unknown feature %s (landlock or seccomp)\n", argv[1]);
         return 2;

@@ -74,7 +74,9 @@ class Outcome:
     limit: Optional[str] = None
     limit_certain: bool = False
     # The sandbox's own supervisor failed after the command started and ended the
-    # run (its exit 126 is the sandbox's, not the command's): why; None otherwise.
+    # run (its exit 126 is the sandbox's, not the command's), or, when it says
+    # "after the command had exited", while ending what the command left (the
+    # status is the command's): why; None otherwise.
     sandbox_failure: Optional[str] = None
     raw: Optional[Dict[str, Any]] = field(default=None, repr=False)
 

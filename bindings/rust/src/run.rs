@@ -81,7 +81,9 @@ pub struct Outcome {
     pub warning: Option<String>,
     pub leftover_processes: i64,
     /// The sandbox's own supervisor failed after the command started and ended the run
-    /// (its exit 126 is the sandbox's, not the command's): why; `None` otherwise.
+    /// (its exit 126 is the sandbox's, not the command's), or, when it says "after the
+    /// command had exited", while ending what the command left (the status is the
+    /// command's): why; `None` otherwise.
     pub sandbox_failure: Option<String>,
     pub raw: Option<Value>,
 }
