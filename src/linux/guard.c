@@ -1655,15 +1655,23 @@ void sbx_guard_serve(struct sbx_sup *s, const struct sbx_notif *n)
             struct seccomp_notif_addfd a;
             memset(&a, 0, sizeof a);
             a.id = q->id;
-            a.flags = SECCOMP_ADDFD_FLAG_SEND;
+            /* Installs the descriptor (the lowest free number, under the
+             * command's own limits) and answers with it, atomically. Not
+             * in a worker: SEND marks the call answered before the caller
+             * has the descriptor, so a worker killed from outside in
+             * between (a process of the same user) left the open returning
+             * 0 with nothing installed (review r61 F1). A worker installs,
+             * then answers with the number: killed in between, its call is
+             * answered EAGAIN by the sweep (the descriptor stays, unused). */
+            a.flags = s->guard_worker > 0 ? 0 : SECCOMP_ADDFD_FLAG_SEND;
             a.srcfd = (uint32_t)fd;
             a.newfd = 0;
             a.newfd_flags = (c.flags & O_CLOEXEC) ? O_CLOEXEC : 0;
-            /* Installs the descriptor (the lowest free number, under the
-             * command's own limits) and answers with it, atomically. */
             rc = ioctl(s->lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
             e = rc < 0 && errno != ENOENT && errno != EINPROGRESS ? errno : 0;
             close(fd);
+            if (rc >= 0 && s->guard_worker > 0)
+                sbx_sup_respond(s, q->id, rc, 0);
             if (rc >= 0 || !e)
                 goto out;
         }

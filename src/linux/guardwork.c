@@ -196,14 +196,14 @@ void sbx_work_sweep(struct sbx_sup *s)
         pf.events = POLLIN;
         pf.revents = 0;
         if (poll(&pf, 1, 0) > 0) { /* exited */
-            /* One that ended without saying it answers (killed from
-             * outside, or its own start failed) left its call waiting, and
-             * nothing else would answer it (review r58 F4: until the
-             * timeout, or for ever): EAGAIN, as a call the guard could not
-             * take. An id already answered is refused by the kernel, so a
-             * late second answer is harmless. */
-            if (!busy(s, w))
-                sbx_sup_respond(s, w->id, -1, EAGAIN);
+            /* One that ended before its answer (killed from outside, even
+             * between installing a descriptor and answering, or its own
+             * start failed) left its call waiting, and nothing else would
+             * answer it (review r58 F4: until the timeout, or for ever):
+             * EAGAIN, as a call the guard could not take. An id already
+             * answered is refused by the kernel, so a late second answer
+             * is harmless. */
+            sbx_sup_respond(s, w->id, -1, EAGAIN);
             release(s, w);
             continue;
         }
