@@ -343,7 +343,10 @@ static void command_ended(struct sbx_sup *s)
 static void reap(struct sbx_sup *s, int *none)
 {
     int status;
-    if (sbx_tree_reap(s->child, &status, &s->cpu_ms, none)) {
+    /* Once reaped, the command's pid may be a leftover's (review r61 F2: a
+     * --keep-background leftover cycled pids until one of its children got
+     * it, and that child's exit 99 became the run's status). */
+    if (sbx_tree_reap(s->child_done ? 0 : s->child, &status, &s->cpu_ms, none)) {
         s->child_done = 1;
         s->status = status;
         /* No child left (the common case): no descendant is left either,
@@ -755,7 +758,7 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
             s.lfd = -1;
         }
         if (s.child_done)
-            sbx_tree_reap(child, &i, NULL, &none);
+            sbx_tree_reap(0, &i, NULL, &none);
     }
 }
 
