@@ -220,6 +220,11 @@ void sbx_outcome_json(const struct sbx_outcome_data *d, sbx_buf *b)
     sbx_buf_add(b, ",\"sandbox_failure\":");
     sbx_outcome_failure(d, line, sizeof line);
     str_or_null(b, line[0] ? line : NULL);
+    /* Added too (review r61 F3): whose the status is, for a program. */
+    sbx_buf_add(b, ",\"sandbox_failed\":");
+    str_or_null(b, !(d->flags & SBX_RUN_SUP_FAILED) ? NULL
+                   : (d->flags & SBX_RUN_ENDED)      ? "after_exit"
+                                                     : "run");
     sbx_buf_add(b, ",\"warning\":");
     str_or_null(b, d->warning && d->warning[0] ? d->warning : NULL);
     sbx_buf_add(b, "}");

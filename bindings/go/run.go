@@ -79,6 +79,9 @@ type Outcome struct {
 	// says "after the command had exited", failed while ending what the
 	// command left (the status is the command's); nil otherwise.
 	SandboxFailure *string
+	// SandboxFailed: "run" when that failure made the status the sandbox's
+	// (126), "after_exit" when the status is the command's own; nil: none.
+	SandboxFailed *string
 	Raw            map[string]any
 }
 
@@ -305,6 +308,7 @@ func Run(ctx context.Context, argv []string, opts Options) (*Outcome, error) {
 		Limit             *string  `json:"limit"`
 		LimitCertain      bool     `json:"limit_certain"`
 		SandboxFailure    *string  `json:"sandbox_failure"`
+		SandboxFailed     *string  `json:"sandbox_failed"`
 	}
 	if err := json.Unmarshal(text, &d); err != nil {
 		return nil, fmt.Errorf("libsandbox: the outcome is not JSON: %w", err)
@@ -314,7 +318,7 @@ func Run(ctx context.Context, argv []string, opts Options) (*Outcome, error) {
 	}
 	o.Ran, o.ExitCode, o.Signal, o.SignalName, o.TimedOut = true, d.ExitCode, d.Signal, d.SignalName, d.TimedOut
 	o.Sandbox, o.Records, o.LeftoverProcesses, o.Summary, o.Warning = d.Sandbox, d.Records, d.LeftoverProcesses, d.Summary, d.Warning
-	o.Limit, o.LimitCertain, o.SandboxFailure = d.Limit, d.LimitCertain, d.SandboxFailure
+	o.Limit, o.LimitCertain, o.SandboxFailure, o.SandboxFailed = d.Limit, d.LimitCertain, d.SandboxFailure, d.SandboxFailed
 	return o, nil
 }
 

@@ -69,6 +69,9 @@ export interface Outcome {
    *  says "after the command had exited", while ending what the command left
    *  (the status is the command's): why; else null. */
   sandboxFailure: string | null;
+  /** 'run': that failure made the status the sandbox's (126); 'after_exit':
+   *  the status is the command's own; null: no failure. */
+  sandboxFailed: 'run' | 'after_exit' | null;
   raw: Record<string, unknown> | null;
 }
 

@@ -110,7 +110,7 @@ function parseOutcome(status, stdout, stderr, text, cancelled) {
     return { ran: false, status, exitCode: status, signal: null, signalName: null, stdout, stderr,
       records: [], certain: [], hedged: [], sandbox: null, timedOut: false, cancelled,
       summary: null, warning: null, leftoverProcesses: 0, limit: null, limitCertain: false,
-      sandboxFailure: null, raw: null };
+      sandboxFailure: null, sandboxFailed: null, raw: null };
   const d = JSON.parse(text);
   const records = d.records || [];
   return { ran: true, status, exitCode: d.exit_code, signal: d.signal, signalName: d.signal_name,
@@ -118,7 +118,7 @@ function parseOutcome(status, stdout, stderr, text, cancelled) {
     hedged: records.filter((r) => !r.certain), sandbox: d.sandbox, timedOut: !!d.timed_out,
     cancelled, summary: d.summary, warning: d.warning, leftoverProcesses: d.leftover_processes || 0,
     limit: d.limit ?? null, limitCertain: !!d.limit_certain,
-    sandboxFailure: d.sandbox_failure ?? null, raw: d };
+    sandboxFailure: d.sandbox_failure ?? null, sandboxFailed: d.sandbox_failed ?? null, raw: d };
 }
 
 /**

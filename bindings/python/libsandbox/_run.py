@@ -78,6 +78,9 @@ class Outcome:
     # "after the command had exited", while ending what the command left (the
     # status is the command's): why; None otherwise.
     sandbox_failure: Optional[str] = None
+    # "run": that failure made the status the sandbox's (126); "after_exit": the
+    # status is the command's own; None: no failure.
+    sandbox_failed: Optional[str] = None
     raw: Optional[Dict[str, Any]] = field(default=None, repr=False)
 
     @property
@@ -169,7 +172,8 @@ def _parse(status: int, stdout: bytes, stderr: bytes, text: str, cancelled: bool
                    cancelled=cancelled, ran=True, status=status, summary=d.get("summary"),
                    warning=d.get("warning"), leftover_processes=d.get("leftover_processes") or 0,
                    limit=d.get("limit"), limit_certain=bool(d.get("limit_certain")),
-                   sandbox_failure=d.get("sandbox_failure"), raw=d)
+                   sandbox_failure=d.get("sandbox_failure"),
+                   sandbox_failed=d.get("sandbox_failed"), raw=d)
 
 
 def run(argv: Sequence[str], policy: Optional[Policy] = None, timeout: Optional[float] = None,

@@ -85,6 +85,9 @@ pub struct Outcome {
     /// command had exited", while ending what the command left (the status is the
     /// command's): why; `None` otherwise.
     pub sandbox_failure: Option<String>,
+    /// `"run"` when that failure made the status the sandbox's (126), `"after_exit"` when
+    /// the status is the command's own; `None`: no failure.
+    pub sandbox_failed: Option<String>,
     pub raw: Option<Value>,
 }
 
@@ -347,7 +350,7 @@ impl Running {
         self.file.seek(SeekFrom::Start(0))?;
         self.file.read_to_string(&mut text)?;
         let mut o = Outcome { ran: false, status, exit_code: Some(status), signal: None, signal_name: None, stdout, stderr,
-            records: Vec::new(), sandbox: None, timed_out: false, limit: None, limit_certain: false, cancelled, summary: None, warning: None, leftover_processes: 0, sandbox_failure: None, raw: None };
+            records: Vec::new(), sandbox: None, timed_out: false, limit: None, limit_certain: false, cancelled, summary: None, warning: None, leftover_processes: 0, sandbox_failure: None, sandbox_failed: None, raw: None };
         if text.trim().is_empty() {
             return Ok(o);
         }
@@ -364,6 +367,7 @@ impl Running {
         o.warning = s(&d, "warning");
         o.leftover_processes = d.get("leftover_processes").and_then(Value::as_i64).unwrap_or(0);
         o.sandbox_failure = s(&d, "sandbox_failure");
+        o.sandbox_failed = s(&d, "sandbox_failed");
         o.records = d.get("records").and_then(Value::as_array).map(|a| a.iter().map(|r| Record {
             kind: s(r, "kind").unwrap_or_default(),
             certain: r.get("certain").and_then(Value::as_bool).unwrap_or(false),
