@@ -213,6 +213,9 @@ int sbx_tree_reap(pid_t command, int *status, uint32_t *cpu_ms, int *none)
                 *cpu_ms = (uint32_t)(ru.ru_utime.tv_sec * 1000 + ru.ru_utime.tv_usec / 1000 +
                                      ru.ru_stime.tv_sec * 1000 + ru.ru_stime.tv_usec / 1000);
             got_it = 1;
+            /* Its pid is free from now on, and may be a leftover's child's
+             * before this loop ends (review r62 F3): never matched again. */
+            command = 0;
         }
     if (got < 0 && errno == ECHILD)
         *none = 1;
