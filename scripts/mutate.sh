@@ -89,6 +89,8 @@ MUTATIONS=(
   'guard-project-lock-unopened|src/linux/guardlock.c|    return dir ? open(dir, O_RDONLY \| O_DIRECTORY \| O_CLOEXEC) : -1;|    return dir ? -1 : -1;'
   'guard-backlog-unused|src/linux/guardwork.c|        if (s->n_backlog >= SBX_GUARD_BACKLOG)\n            return EAGAIN;|        return EAGAIN;'
   'guard-dead-worker-unanswered|src/linux/guardwork.c|            sbx_sup_respond(s, w->id, -1, EAGAIN);\n|'
+  'guard-worker-installs|src/linux/guard.c|        if (!e \&\& s->guard_worker > 0) {|        if (!e \&\& s->guard_worker > 0 \&\& 0) {'
+  'guard-handover-unanswered|src/linux/guardwork.c|        a.flags = SECCOMP_ADDFD_FLAG_SEND;|        a.flags = 0;'
   'guard-worker-addfd-send|src/linux/guard.c|            a.flags = s->guard_worker > 0 ? 0 : SECCOMP_ADDFD_FLAG_SEND;|            a.flags = SECCOMP_ADDFD_FLAG_SEND;'
   'supervisor-reaped-pid-reused|src/linux/supervisor.c|    if (sbx_tree_reap(s->child_done ? 0 : s->child, \&status, \&s->cpu_ms, none)) {|    if (sbx_tree_reap(s->child, \&status, \&s->cpu_ms, none)) {'
 )

@@ -15,8 +15,12 @@
  *
  * A worker is a fork of the supervisor (raw clone: no atfork handler of a
  * multi-threaded host may run): same mount namespace, Landlock domain,
- * credentials, not dumpable, outside the command's signal scope. It answers
- * its notification itself through the inherited listener and exits. The
+ * credentials, not dumpable, outside the command's signal scope. A worker
+ * whose open failed answers its notification itself through the inherited
+ * listener; one that opened hands the descriptor to the supervisor over a
+ * socket pair (SCM_RIGHTS), and the supervisor installs it and answers in
+ * one call (ADDFD with SEND), so no moment of the worker's leaves a
+ * descriptor in the command without its answer. Then it exits. The
  * supervisor holds its pidfd: it is killed when its caller stops waiting
  * (killed, or interrupted: the kernel would not have opened then either),
  * when the run ends (before the command's tree is signalled, so it is never
@@ -26,15 +30,24 @@
 #include "supervisor.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
+
+#ifndef SECCOMP_ADDFD_FLAG_SEND
+#  define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
+#endif
 
 #ifndef CLONE_PIDFD
 #  define CLONE_PIDFD 0x00001000
@@ -126,6 +139,14 @@ int sbx_work_start(struct sbx_sup *s, uint64_t id)
             return EAGAIN;
         s->work_busy = m;
     }
+    /* Where workers hand their descriptors over (sbx_work_hand). */
+    if (s->work_sock[0] <= 0) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+            return EAGAIN;
+        s->work_sock[0] = sv[0];
+        s->work_sock[1] = sv[1];
+    }
     __atomic_store_n(&s->work_busy[w - s->workers], 0, __ATOMIC_SEQ_CST);
     /* Raw clone, flags first and the parent's tid pointer third on every
      * architecture this builds for; CLONE_PIDFD writes the pidfd there. */
@@ -154,17 +175,134 @@ int sbx_work_start(struct sbx_sup *s, uint64_t id)
     return 1;
 }
 
-/* Why a worker that answers must not be killed: an answer that installs a
- * descriptor (SECCOMP_IOCTL_NOTIF_ADDFD with SEND) marks the call answered
- * before the caller has taken the descriptor; a worker killed in between
- * leaves the caller returning 0 from its open, with no descriptor there
- * (seen: one open in a few hundred). That answer also makes the notification
- * invalid, which the sweep would read as its caller gone. So the worker
- * says it answers, before it does, and is left to finish. */
+/* A worker that has its result is left to finish: killed then, an open
+ * the kernel made (a FIFO's partner woken) would be answered EAGAIN. Its
+ * answer also makes the notification invalid, which the sweep would read
+ * as its caller gone. So the worker says it answers, before it does. (A
+ * kill from outside at any moment is safe all the same: before the
+ * handover the sweep answers EAGAIN, after it the supervisor installs.) */
 void sbx_work_answering(struct sbx_sup *s)
 {
     if (s->guard_worker > 0 && s->work_busy)
         __atomic_store_n(&s->work_busy[s->guard_worker - 1], 1, __ATOMIC_SEQ_CST);
+}
+
+/* A worker's handover: the call it opened for, and whether the command
+ * asked for O_CLOEXEC; the descriptor rides along (SCM_RIGHTS). */
+struct work_msg {
+    uint64_t id;
+    uint32_t cloexec;
+    uint32_t pad;
+};
+
+int sbx_work_hand(struct sbx_sup *s, uint64_t id, int fd, int cloexec)
+{
+    struct work_msg m;
+    struct msghdr msg;
+    struct iovec iov;
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int))];
+    } cm;
+    struct cmsghdr *c;
+    memset(&m, 0, sizeof m);
+    memset(&msg, 0, sizeof msg);
+    memset(&cm, 0, sizeof cm);
+    m.id = id;
+    m.cloexec = cloexec != 0;
+    iov.iov_base = &m;
+    iov.iov_len = sizeof m;
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cm.b;
+    msg.msg_controllen = sizeof cm.b;
+    c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    /* At most one message per worker waits: never full. Failed, the
+     * worker answers: the guard could not take the call. */
+    if (sendmsg(s->work_sock[1], &msg, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof m)
+        return 0;
+    return EAGAIN;
+}
+
+/* Installs a handed descriptor (the lowest free number, under the
+ * command's own limits) and answers with it, atomically. ENOENT: the
+ * caller was killed meanwhile. */
+static void install(const struct sbx_sup *s, const struct work_msg *m, int fd)
+{
+    struct seccomp_notif_addfd a;
+    if (s->lfd >= 0) {
+        memset(&a, 0, sizeof a);
+        a.id = m->id;
+        a.flags = SECCOMP_ADDFD_FLAG_SEND;
+        a.srcfd = (uint32_t)fd;
+        a.newfd = 0;
+        a.newfd_flags = m->cloexec ? O_CLOEXEC : 0;
+        if (ioctl(s->lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &a) < 0 && errno != ENOENT &&
+            errno != EINPROGRESS)
+            sbx_sup_respond(s, m->id, -1, errno);
+    }
+    close(fd);
+}
+
+void sbx_work_drain(struct sbx_sup *s)
+{
+    struct work_msg m;
+    struct msghdr msg;
+    struct iovec iov;
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int) * 4)];
+    } cm;
+    struct cmsghdr *c;
+    ssize_t n;
+    int fd;
+    if (s->work_sock[0] <= 0)
+        return;
+    for (;;) {
+        memset(&m, 0, sizeof m);
+        memset(&msg, 0, sizeof msg);
+        iov.iov_base = &m;
+        iov.iov_len = sizeof m;
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = cm.b;
+        msg.msg_controllen = sizeof cm.b;
+        n = recvmsg(s->work_sock[0], &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return; /* EAGAIN: none left */
+        fd = -1;
+        for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+            size_t k, nfd;
+            if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+                continue;
+            nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (k = 0; k < nfd; k++) {
+                int x;
+                memcpy(&x, CMSG_DATA(c) + k * sizeof(int), sizeof x);
+                if (fd < 0)
+                    fd = x;
+                else
+                    close(x);
+            }
+        }
+        if (n != (ssize_t)sizeof m) {
+            if (fd >= 0)
+                close(fd);
+            continue;
+        }
+        /* No descriptor came (the supervisor out of descriptors: the
+         * kernel drops it, MSG_CTRUNC): the call could not be taken. */
+        if (fd < 0)
+            sbx_sup_respond(s, m.id, -1, EAGAIN);
+        else
+            install(s, &m, fd);
+    }
 }
 
 static int busy(const struct sbx_sup *s, const struct sbx_guard_worker *w)
@@ -196,13 +334,15 @@ void sbx_work_sweep(struct sbx_sup *s)
         pf.events = POLLIN;
         pf.revents = 0;
         if (poll(&pf, 1, 0) > 0) { /* exited */
-            /* One that ended before its answer (killed from outside, even
-             * between installing a descriptor and answering, or its own
-             * start failed) left its call waiting, and nothing else would
-             * answer it (review r58 F4: until the timeout, or for ever):
-             * EAGAIN, as a call the guard could not take. An id already
-             * answered is refused by the kernel, so a late second answer
-             * is harmless. */
+            /* One that ended before its answer (killed from outside, or
+             * its own start failed) left its call waiting, and nothing
+             * else would answer it (review r58 F4: until the timeout, or
+             * for ever): EAGAIN, as a call the guard could not take. A
+             * descriptor it handed over before it ended is installed
+             * first (it is queued by now); an id already answered is
+             * refused by the kernel, so a late second answer is
+             * harmless. */
+            sbx_work_drain(s);
             sbx_sup_respond(s, w->id, -1, EAGAIN);
             release(s, w);
             continue;
@@ -217,6 +357,12 @@ void sbx_work_sweep(struct sbx_sup *s)
 int sbx_work_fds(const struct sbx_sup *s, struct pollfd *pf, int room)
 {
     int i, n = 0;
+    if (s->n_workers > 0 && s->work_sock[0] > 0 && room > 0) {
+        pf[0].fd = s->work_sock[0];
+        pf[0].events = POLLIN;
+        pf[0].revents = 0;
+        n++;
+    }
     for (i = 0; i < SBX_GUARD_WORKERS && n < room; i++)
         if (s->workers[i].pidfd > 0) {
             pf[n].fd = s->workers[i].pidfd;
@@ -253,4 +399,6 @@ void sbx_work_end(struct sbx_sup *s)
         (void)poll(&pf, 1, left > 0 ? (int)left : 0);
         release(s, w);
     }
+    /* What the last ones handed over before they ended. */
+    sbx_work_drain(s);
 }

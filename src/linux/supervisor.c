@@ -616,7 +616,7 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
                                                 pid_t child, uint32_t flags, int autogroup_nice)
 {
     struct seccomp_notif_sizes sizes;
-    struct pollfd pf[2 + SBX_GUARD_WORKERS];
+    struct pollfd pf[3 + SBX_GUARD_WORKERS];
     struct sbx_sup s;
     sigset_t set;
     union {
@@ -733,8 +733,9 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
             np = 2;
         }
         /* The guard's workers, after the listener's slot (pf[1], which
-         * may be unused): one that exits wakes the loop to free its slot. */
-        nw = sbx_work_fds(&s, pf + 2, SBX_GUARD_WORKERS);
+         * may be unused): one that hands a descriptor over or exits wakes
+         * the loop. */
+        nw = sbx_work_fds(&s, pf + 2, SBX_GUARD_WORKERS + 1);
         if (poll(pf, (nfds_t)(nw > 0 ? 2 + nw : np), next_wait(&s)) < 0 && errno != EINTR)
             fail_run(&s, SBX_SUP_FAIL_POLL, errno);
         /* Signals and timers first, every round: a flood of notifications
@@ -744,8 +745,10 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
         handle_timers(&s);
         if (s.n_sigsys_wait > 0)
             (void)sbx_refusal_settle(&s, 0);
-        if (s.n_workers > 0)
+        if (s.n_workers > 0) {
+            sbx_work_drain(&s);
             sbx_work_sweep(&s);
+        }
         if (s.n_backlog > 0 && s.n_workers < SBX_GUARD_WORKERS)
             serve_backlog(&s);
         if (np == 2 && (pf[1].revents & POLLIN)) {

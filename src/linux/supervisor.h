@@ -121,6 +121,10 @@ struct sbx_sup {
     int n_workers;
     int guard_worker; /* in a worker: its slot + 1; it answers one call, records nothing, exits */
     int *work_busy;   /* SBX_GUARD_WORKERS flags shared with the workers (guardwork.c) */
+    /* A socket pair, made with the first worker: a worker sends the
+     * descriptor it opened on [1], the supervisor installs it from [0]
+     * (guardwork.c). 0: not made (0-2 are always taken in the supervisor). */
+    int work_sock[2];
     struct sbx_backlog_call *backlog; /* SBX_GUARD_BACKLOG, a ring mapped on first use */
     unsigned backlog_head, n_backlog;
     int backlog_want; /* set by sbx_work_start: the call being served waits for a worker */
@@ -215,9 +219,16 @@ int sbx_work_start(struct sbx_sup *s, uint64_t id);
 /* In a worker, once its open is done and before it answers: from here on
  * it is never killed (guardwork.c says why). */
 void sbx_work_answering(struct sbx_sup *s);
+/* In a worker: hand the descriptor it opened for notification `id` to the
+ * supervisor, which installs it and answers (`cloexec`: the command asked
+ * for O_CLOEXEC). 0, or an errno: nothing was handed, the worker answers. */
+int sbx_work_hand(struct sbx_sup *s, uint64_t id, int fd, int cloexec);
+/* Install every descriptor the workers handed over, answering each call. */
+void sbx_work_drain(struct sbx_sup *s);
 /* Forget the workers that exited; kill those whose caller stopped waiting. */
 void sbx_work_sweep(struct sbx_sup *s);
-/* The workers' pidfds for poll (readable once one exits); how many. */
+/* The workers' socket and pidfds for poll (readable once one hands a
+ * descriptor over or exits); how many. */
 struct pollfd;
 int sbx_work_fds(const struct sbx_sup *s, struct pollfd *pf, int room);
 /* The run ends: kill and reap every worker. */
