@@ -33,9 +33,10 @@ if [ -n "$acct" ] && [ -d "$acct" ] && [ -O "$acct" ]; then IDX=$acct/.libsandbo
 tree=
 watcher=
 cleanup() {
-  [ -n "$watcher" ] && kill -TERM "$watcher" 2>/dev/null
-  [ -n "$tree" ] && [ -d "$tree" ] && "$work/gentree" rm "$tree"
-  true
+  # Under set -e a failing last command of an && list exits, here with 1:
+  # the watcher is gone by now on a normal end.
+  if [ -n "$watcher" ]; then kill -TERM "$watcher" 2>/dev/null || true; fi
+  if [ -n "$tree" ] && [ -d "$tree" ]; then "$work/gentree" rm "$tree"; fi
 }
 trap cleanup EXIT
 
@@ -67,6 +68,7 @@ for size in "${sizes[@]}"; do
   for _ in $(seq 50); do [ -S "$IDX/watch.sock" ] && break; sleep 0.1; done
   python3 "$here/preflight.py" "$L" "$tree" "$rounds" "$IDX" watch | tail -n +2
   kill -TERM "$watcher"; wait "$watcher" || true
+  watcher=
   sed 's/^/  /' "$work/watch.log"
   for f in "$IDX"/*.idx; do
     grep -qsF -- "$tree" "$f" && echo "index file $(basename "$f"): $(stat -c %s "$f") bytes"
