@@ -91,6 +91,8 @@ MUTATIONS=(
   'guard-dead-worker-unanswered|src/linux/guardwork.c|            sbx_sup_respond(s, w->id, -1, EAGAIN);\n|'
   'guard-worker-installs|src/linux/guard.c|        if (!e \&\& s->guard_worker > 0) {|        if (!e \&\& s->guard_worker > 0 \&\& 0) {'
   'guard-handover-unanswered|src/linux/guardwork.c|        a.flags = SECCOMP_ADDFD_FLAG_SEND;|        a.flags = 0;'
+  'guard-handover-refused-eagain|src/linux/guard.c|            if (sbx_work_hand(s, q->id, fd, (c.flags \& O_CLOEXEC) != 0) == 0) {|            if (sbx_work_hand(s, q->id, fd, (c.flags \& O_CLOEXEC) != 0) == 0 \|\| 1) {'
+  'launch-toomanyrefs-silent|src/linux/supervisor.c|        m.step = own_step(plan);\n        m.err = errno;\n        msg.msg_control = NULL;|        _exit(126);\n        msg.msg_control = NULL;'
   'guard-worker-addfd-send|src/linux/guard.c|            a.flags = s->guard_worker > 0 ? 0 : SECCOMP_ADDFD_FLAG_SEND;|            a.flags = SECCOMP_ADDFD_FLAG_SEND;'
   'supervisor-reaped-pid-reused|src/linux/supervisor.c|    if (sbx_tree_reap(s->child_done ? 0 : s->child, \&status, \&s->cpu_ms, none)) {|    if (sbx_tree_reap(s->child, \&status, \&s->cpu_ms, none)) {'
 )

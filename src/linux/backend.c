@@ -30,6 +30,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* The start's listener handover refused by the kernel's count of
+ * descriptors in flight (supervisor.c, review r63). */
+#define TOOMANYREFS_WHY                                                                            \
+    " (the kernel would not pass the run's listener: this user's descriptors in flight "           \
+    "over unix sockets exceed the open-file limit; a process of this user holds them "             \
+    "unreceived, possibly a command of another run: end it, or raise the soft limit "              \
+    "with ulimit -n)"
+
 #ifndef SYS_landlock_restrict_self
 #  define SYS_landlock_restrict_self 446
 #endif
@@ -493,14 +501,18 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                             : "");
     case SBX_STEP_SUPERVISOR:
         return sbx_fail(err, e == EBUSY ? SANDBOX_E_UNSUPPORTED : SANDBOX_E_SYSTEM, e,
-                        "cannot start the supervisor of the run: %s%s", strerror(e),
+                        "cannot start the supervisor of the run: %s%s",
+                        e == ETOOMANYREFS ? "ETOOMANYREFS" : strerror(e),
                         e == EINVAL ? " (the kernel lacks seccomp user notification, Linux 5.0+)"
                         : e == ECHILD ? " (its child ended before it was ready)"
-                                      : "");
+                        : e == ETOOMANYREFS ? TOOMANYREFS_WHY
+                                            : "");
     case SBX_STEP_GUARD:
         return sbx_fail(err, e == EBUSY || e == EOPNOTSUPP ? SANDBOX_E_UNSUPPORTED : SANDBOX_E_SYSTEM,
                         e, "cannot start the creation guard for protected paths: %s%s",
-                        e == EOPNOTSUPP ? "the kernel lacks SECCOMP_ADDFD_FLAG_SEND" : strerror(e),
+                        e == EOPNOTSUPP    ? "the kernel lacks SECCOMP_ADDFD_FLAG_SEND"
+                        : e == ETOOMANYREFS ? "ETOOMANYREFS"
+                                            : strerror(e),
                         e == EBUSY ? " (a seccomp listener is already in force: a sandbox with "
                                      "protected paths cannot run inside another supervised "
                                      "sandbox; run the inner command without protected paths)"
@@ -508,7 +520,8 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                                             "paths, or with --read-only)"
                         : e == EINVAL ? " (the kernel lacks seccomp user notification, Linux 5.0+)"
                         : e == ECHILD ? " (its child ended before it was ready)"
-                                      : "");
+                        : e == ETOOMANYREFS ? TOOMANYREFS_WHY
+                                            : "");
     case SBX_STEP_FD_DIR:
     case SBX_STEP_FD_PATH:
         return sbx_fail(err, SANDBOX_E_REFUSED, 0,

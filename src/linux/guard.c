@@ -1652,8 +1652,8 @@ void sbx_guard_serve(struct sbx_sup *s, const struct sbx_notif *n)
             goto out; /* a worker answers: the loop goes on */
         sbx_work_answering(s); /* in a worker: never killed from here on */
         if (!e && s->guard_worker > 0) {
-            /* A worker never installs: the supervisor does, with one call
-             * (below). Installing here and then answering left, in a
+            /* A worker does not install: the supervisor does, with one
+             * call (sbx_work_drain). Installing here and then answering left, in a
              * worker killed from outside in between (a process of the same
              * user), a descriptor in the command whose open failed EAGAIN
              * (review r62 F1); SEND here marked the call answered before
@@ -1661,23 +1661,36 @@ void sbx_guard_serve(struct sbx_sup *s, const struct sbx_notif *n)
              * nothing installed (r61 F1). Killed before the descriptor is
              * handed, the sweep answers EAGAIN; after, the supervisor has
              * it. */
-            e = sbx_work_hand(s, q->id, fd, (c.flags & O_CLOEXEC) != 0);
-            close(fd);
-            if (!e)
+            if (sbx_work_hand(s, q->id, fd, (c.flags & O_CLOEXEC) != 0) == 0) {
+                close(fd);
                 goto out;
-        } else if (!e) {
+            }
+            /* The handover refused (ETOOMANYREFS: the user's descriptors
+             * in flight over unix sockets, a count any process of the user
+             * can fill, passed this process's limit; review r63 F1): the
+             * open is made, its other end woken, so it is not answered as
+             * failed. The worker installs, then answers with the number,
+             * as before the handover: only a kill from outside between
+             * the two leaves the descriptor unannounced. */
+        }
+        if (!e) {
             struct seccomp_notif_addfd a;
             memset(&a, 0, sizeof a);
             a.id = q->id;
             /* Installs the descriptor (the lowest free number, under the
-             * command's own limits) and answers with it, atomically. */
-            a.flags = SECCOMP_ADDFD_FLAG_SEND;
+             * command's own limits) and answers with it, atomically (SEND:
+             * the supervisor); a worker whose handover was refused
+             * installs, then answers (SEND from a worker killed from
+             * outside midway made the open return 0 with nothing there). */
+            a.flags = s->guard_worker > 0 ? 0 : SECCOMP_ADDFD_FLAG_SEND;
             a.srcfd = (uint32_t)fd;
             a.newfd = 0;
             a.newfd_flags = (c.flags & O_CLOEXEC) ? O_CLOEXEC : 0;
             rc = ioctl(s->lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
             e = rc < 0 && errno != ENOENT && errno != EINPROGRESS ? errno : 0;
             close(fd);
+            if (rc >= 0 && s->guard_worker > 0)
+                sbx_sup_respond(s, q->id, rc, 0);
             if (rc >= 0 || !e)
                 goto out;
         }

@@ -221,8 +221,10 @@ int sbx_work_hand(struct sbx_sup *s, uint64_t id, int fd, int cloexec)
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(c), &fd, sizeof fd);
-    /* At most one message per worker waits: never full. Failed, the
-     * worker answers: the guard could not take the call. */
+    /* At most one message per worker waits: the queue is never full.
+     * The kernel still refuses a descriptor in flight past the user's
+     * count (ETOOMANYREFS, review r63 F1): the worker then installs it
+     * itself (guard.c). */
     if (sendmsg(s->work_sock[1], &msg, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof m)
         return 0;
     return EAGAIN;

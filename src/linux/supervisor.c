@@ -939,9 +939,20 @@ static void child_side(const struct sbx_linux_plan *plan, int sock, pid_t parent
         h->cmsg_len = CMSG_LEN(sizeof(int));
         memcpy(CMSG_DATA(h), &lfd, sizeof lfd);
     }
-    while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
-        if (errno != EINTR)
+    while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0) {
+        if (errno == EINTR)
+            continue;
+        /* The listener refused passage (ETOOMANYREFS: the user's
+         * descriptors in flight over unix sockets, which any process of
+         * the user can fill, passed this process's limit; review r63):
+         * the reason goes over without it, not "its child ended". */
+        if (m.step != SBX_STEP_NONE || msg.msg_control == NULL)
             _exit(126);
+        m.step = own_step(plan);
+        m.err = errno;
+        msg.msg_control = NULL;
+        msg.msg_controllen = 0;
+    }
     if (m.step != SBX_STEP_NONE)
         _exit(126);
     /* Nothing of the command runs until the supervisor has the listener:

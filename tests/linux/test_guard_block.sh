@@ -505,4 +505,66 @@ EOF2
     fail "workers killed while answering: exit $got: $(tr '\n' ' ' <"$_scratch/fs.out")$(cat "$_scratch/kw.out")"
   fi
 fi
+# ---- r63 F1: the handover refused, the open already made ----
+# The worker hands its descriptor over with SCM_RIGHTS, which the kernel
+# refuses (ETOOMANYREFS) once the user's descriptors in flight over unix
+# sockets pass the sender's open-file limit: a count of the whole user,
+# which the command (or another run) can fill. The FIFO's reader had been
+# woken by then, yet the writer's open was answered EAGAIN and its data
+# lost. Here the command holds 4,500 in flight; the supervisor's limit is
+# 4,160 (the launcher's soft limit 1,024, raised by the supervisor). The
+# count being the user's, the checks run as a uid of their own: other
+# tests of this user running beside them would meet it.
+if ! have root; then
+  skip "root: the descriptors-in-flight checks run as a uid of their own (the count is the whole user's)"
+elif ! have nofile_hard; then
+  skip "nofile_hard: the descriptors-in-flight checks need an open-file hard limit of 5,000 or more (here $(ulimit -Hn))"
+elif have python3; then
+  ifd=$(mktemp -d /tmp/sbx-inflight.XXXXXX)
+  chmod 755 "$ifd"
+  mkdir "$ifd/proj"
+  chown 64999:64999 "$ifd/proj"
+  U=(setpriv --reuid=64999 --regid=64999 --clear-groups env HOME=/nonexistent)
+  UL=("${U[@]}" "$L" --sandbox --protect-secrets --project "$ifd/proj")
+  cat >"$ifd/inflight.py" <<'EOF2'
+import os, sys, socket, array, resource, subprocess, time
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+fd, keep, sent = os.open("/dev/null", os.O_RDONLY), [], 0
+while sent < 4500:
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); keep.append((a, b))
+    for _ in range(40):
+        if sent < 4500:
+            a.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd] * 250))]); sent += 250
+print("in flight:", sent, flush=True)
+if sys.argv[1] == "fifo":
+    subprocess.run(["/bin/sh", "-c", "rm -f ip && mkfifo ip && { (echo hello > ip; echo writer-exit=$?) & sleep 0.3; echo reader-got=$(cat ip); wait; }"])
+else:
+    open(sys.argv[2], "w").close()
+    time.sleep(20)
+EOF2
+  got=0
+  (cd "$ifd/proj" && ulimit -Sn 1024 && "${UL[@]}" --timeout 30 -- /usr/bin/python3 "$ifd/inflight.py" fifo) >"$_scratch/if.out" 2>&1 || got=$?
+  if [ "$got" = 0 ] && grep -q 'in flight: 4500' "$_scratch/if.out" && grep -q 'reader-got=hello' "$_scratch/if.out" &&
+    grep -q 'writer-exit=0' "$_scratch/if.out"; then
+    pass "4,500 descriptors in flight: a guarded FIFO open still gives the FIFO ($(tr '\n' ' ' <"$_scratch/if.out"))"
+  else
+    fail "4,500 descriptors in flight: exit $got: $(tr '\n' ' ' <"$_scratch/if.out")"
+  fi
+  # The same count at the start: the listener's handover refused. The
+  # launch fails closed (126, nothing run) and says why; it said "its
+  # child ended before it was ready". The holder is outside any sandbox.
+  "${U[@]}" /usr/bin/python3 "$ifd/inflight.py" hold "$ifd/proj/held" >/dev/null &
+  hp=$!
+  for _ in $(seq 100); do [ -f "$ifd/proj/held" ] && break; sleep 0.05; done
+  got=0
+  (cd "$ifd/proj" && ulimit -Sn 1024 && "${UL[@]}" --timeout 30 -- sh -c 'echo ran > ran') >"$_scratch/tm.out" 2>&1 || got=$?
+  kill "$hp" 2>/dev/null; wait "$hp" 2>/dev/null
+  if [ "$got" = 126 ] && [ ! -f "$ifd/proj/ran" ] && grep -q 'ETOOMANYREFS' "$_scratch/tm.out"; then
+    pass "the listener's handover refused at the start: 126, nothing ran, and why ($(head -c 160 "$_scratch/tm.out"))"
+  else
+    fail "the listener's handover refused at the start: exit $got, ran: $([ -f "$ifd/proj/ran" ] && echo yes || echo no): $(tr '\n' ' ' <"$_scratch/tm.out")"
+  fi
+  rm -rf "$ifd"
+fi
 finish
