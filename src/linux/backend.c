@@ -34,9 +34,9 @@
  * descriptors in flight (supervisor.c, review r63). */
 #define TOOMANYREFS_WHY                                                                            \
     " (the kernel would not pass the run's listener: this user's descriptors in flight "           \
-    "over unix sockets exceed the open-file limit; a process of this user holds them "             \
-    "unreceived, possibly a command of another run: end it, or raise the soft limit "              \
-    "with ulimit -n)"
+    "over unix sockets exceed the open-file limit (the run's --limit-open-files, else the "        \
+    "soft limit); a process of this user holds them unreceived, possibly a command of "            \
+    "another run: end it, or raise that limit)"
 
 #ifndef SYS_landlock_restrict_self
 #  define SYS_landlock_restrict_self 446
