@@ -8,6 +8,7 @@
 #include <errno.h>
 #ifndef _WIN32
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #endif
 #include <limits.h>
@@ -713,10 +714,71 @@ static int find_homes(sbx_resolved *r)
  * path, or NULL when that changes nothing (or on error). A ~/.config that is
  * a symlink into a dotfile repository puts ~/.config/gh somewhere else; the
  * masks follow the link anyway, the creation guard sees only real paths. */
-static char *real_variant(const char *abs)
+/* The real paths of the last few leading parts asked for: the home
+ * patterns share their folders, and realpath reads every name on the way. */
+struct rv_memo {
+    char *path[8], *real[8];
+    int err[8];
+    size_t next;
+};
+
+#ifndef _WIN32
+
+static char *realpath_memo(struct rv_memo *m, const char *path, int whole)
+{
+    struct stat st;
+    char *real;
+    size_t i;
+    int e;
+    /* A missing path (most home patterns) fails as realpath would, for one
+     * lstat: it is not a link, so no name on the way was left to read. */
+    if (whole) {
+        if (lstat(path, &st) != 0)
+            return NULL;
+        return realpath(path, NULL);
+    }
+    for (i = 0; i < 8; i++) {
+        if (m->path[i] && strcmp(m->path[i], path) == 0) {
+            if (!m->real[i]) {
+                errno = m->err[i];
+                return NULL;
+            }
+            return strdup(m->real[i]);
+        }
+    }
+    real = realpath(path, NULL);
+    e = errno;
+    i = m->next++ % 8;
+    free(m->path[i]);
+    free(m->real[i]);
+    m->err[i] = e;
+    m->path[i] = strdup(path);
+    m->real[i] = real ? strdup(real) : NULL;
+    if (!m->path[i] || (real && !m->real[i])) {
+        free(m->path[i]);
+        free(m->real[i]);
+        m->path[i] = m->real[i] = NULL;
+    }
+    errno = e;
+    return real;
+}
+
+#endif
+
+static void rv_memo_free(struct rv_memo *m)
+{
+    size_t i;
+    for (i = 0; i < 8; i++) {
+        free(m->path[i]);
+        free(m->real[i]);
+    }
+}
+
+static char *real_variant(const char *abs, struct rv_memo *memo)
 {
 #ifdef _WIN32
     (void)abs; /* the Windows plan matches by its own scan (src/windows) */
+    (void)memo;
     return NULL;
 #else
     char buf[PATH_MAX], *real, *out;
@@ -726,7 +788,7 @@ static char *real_variant(const char *abs)
     memcpy(buf, abs, n + 1);
     for (;;) {
         buf[cut] = '\0';
-        real = realpath(buf, NULL);
+        real = realpath_memo(memo, buf, cut == n);
         if (real)
             break;
         if (errno != ENOENT && errno != ENOTDIR)
@@ -911,14 +973,19 @@ int sbx_protect_resolve(const sandbox_policy *p, sbx_resolved *r)
     /* The same paths by their real names, where a symlink on the way moves
      * them (a dotfile manager's ~/.config). */
     n_exact = r->n_protect_home;
-    for (i = 0; rc == SANDBOX_OK && r->target == host_target() && r->target != SANDBOX_TARGET_WINDOWS &&
-                i < n_exact;
-         i++) {
-        char *real = real_variant(r->protect_home[i].pattern);
-        if (real)
-            rc = push(&r->protect_home, &r->n_protect_home, real, "", "", r->protect_home[i].kind,
-                      r->protect_home[i].targets);
-        free(real);
+    {
+        struct rv_memo memo;
+        memset(&memo, 0, sizeof memo);
+        for (i = 0; rc == SANDBOX_OK && r->target == host_target() &&
+                    r->target != SANDBOX_TARGET_WINDOWS && i < n_exact;
+             i++) {
+            char *real = real_variant(r->protect_home[i].pattern, &memo);
+            if (real)
+                rc = push(&r->protect_home, &r->n_protect_home, real, "", "",
+                          r->protect_home[i].kind, r->protect_home[i].targets);
+            free(real);
+        }
+        rv_memo_free(&memo);
     }
     if (rc == SANDBOX_OK && r->target == SANDBOX_TARGET_MACOS && r->n_protect > 0) {
         for (i = 0; rc == SANDBOX_OK && i < sizeof macos_system_paths / sizeof macos_system_paths[0]; i++)

@@ -93,10 +93,6 @@ int sbx_linux_prepare_resolved(const sbx_resolved *r, struct sbx_linux_plan *pla
         rc = sbx_rootfs_keep_plan(r, &plan->keep, &plan->n_keep, err);
     if (rc == SANDBOX_OK)
         rc = sbx_mask_check(r, err);
-    /* Root's namespace covers the privileged sockets itself: the masks'
-     * user namespace would take root's DAC capabilities with it. */
-    if (rc == SANDBOX_OK && plan->rootfs)
-        rc = sbx_unix_endpoints(r, &plan->unix_eps, err);
     /* A macvtap/ipvtap node sends and receives Ethernet frames by plain
      * write and read: no socket for the network rules to refuse, no ioctl,
      * and Landlock does not restrict reads. Root's own /dev holds none; any
@@ -191,6 +187,13 @@ int sbx_linux_prepare(const sandbox_policy *policy, struct sbx_linux_plan *plan,
         rc = sbx_hardlink_preflight(&r, policy, err);
     if (rc == SANDBOX_OK)
         rc = sbx_linux_prepare_resolved(&r, plan, warning, warning_size, err);
+    /* Root's namespace covers the privileged sockets itself: the masks'
+     * user namespace would take root's DAC capabilities with it. Listed
+     * here for this one run only: a spawn lists them for each command
+     * (spawn.c), and a plan's list would go unused (a walk of every listed
+     * path, name by name, at every launch). */
+    if (rc == SANDBOX_OK && plan->rootfs)
+        rc = sbx_unix_endpoints(&r, &plan->unix_eps, err);
     if (rc == SANDBOX_OK)
         rc = sbx_mask_prepare(&r, &plan->mask, !plan->rootfs, warning, warning_size, err);
     sbx_index_memo_free(r.index_memo);
