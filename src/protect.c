@@ -887,17 +887,87 @@ static int push_env_paths(const sandbox_policy *p, sbx_resolved *r, int targets)
 }
 
 #ifndef _WIN32
+/* The names of the folders push_home_copies listed, kept for the resolve:
+ * most "~/" patterns end in home itself, which was listed once per pattern
+ * (an open, a read and, with musl, a map and unmap of the stream each). */
+struct dir_names {
+    char *dir;
+    char *names; /* each name followed by its NUL; an empty name ends them */
+    int missing; /* the folder could not be listed */
+};
+
+struct names_memo {
+    struct dir_names d[4];
+    size_t next;
+};
+
+static void names_memo_free(struct names_memo *m)
+{
+    size_t i;
+    for (i = 0; i < sizeof m->d / sizeof m->d[0]; i++) {
+        free(m->d[i].dir);
+        free(m->d[i].names);
+    }
+}
+
+/* The names in `dir` (no . and ..), listed once; NULL when out of memory. */
+static const struct dir_names *list_names(struct names_memo *m, const char *dir)
+{
+    struct dir_names *e;
+    struct dirent *de;
+    size_t i, len = 0, cap = 0;
+    DIR *d;
+    for (i = 0; i < sizeof m->d / sizeof m->d[0]; i++)
+        if (m->d[i].dir && strcmp(m->d[i].dir, dir) == 0)
+            return &m->d[i];
+    e = &m->d[m->next++ % (sizeof m->d / sizeof m->d[0])];
+    free(e->dir);
+    free(e->names);
+    memset(e, 0, sizeof *e);
+    if (!(e->dir = strdup(dir)))
+        return NULL;
+    if (!(d = opendir(dir))) {
+        e->missing = 1;
+        return e;
+    }
+    while ((de = readdir(d)) != NULL) {
+        size_t nl = strlen(de->d_name);
+        if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+            continue;
+        if (len + nl + 2 > cap) {
+            char *g = realloc(e->names, cap = 2 * cap + nl + 256);
+            if (!g) {
+                closedir(d);
+                free(e->dir);
+                free(e->names);
+                memset(e, 0, sizeof *e);
+                return NULL;
+            }
+            e->names = g;
+        }
+        memcpy(e->names + len, de->d_name, nl + 1);
+        len += nl + 1;
+    }
+    closedir(d);
+    if (!e->names && !(e->names = malloc(1))) {
+        free(e->dir);
+        memset(e, 0, sizeof *e);
+        return NULL;
+    }
+    e->names[len] = '\0';
+    return e;
+}
+
 /* Copies of the "~/" names that exist (`~/.npmrc.bak`, `~/.kube.bak`,
  * `~/.config/gcloud.~1~`): the directory each pattern ends in is listed and
  * every copy of its last component masked like the name itself. */
-static int push_home_copies(sbx_resolved *r, const char *home, const char *rel, int kind,
-                            int targets)
+static int push_home_copies(sbx_resolved *r, struct names_memo *memo, const char *home,
+                            const char *rel, int kind, int targets)
 {
     char dir[PATH_MAX];
-    const char *last = strrchr(rel, '/');
+    const char *last = strrchr(rel, '/'), *name;
+    const struct dir_names *names;
     size_t dl;
-    DIR *d;
-    struct dirent *de;
     int rc = SANDBOX_OK;
     last = last ? last + 1 : rel;
     if ((size_t)snprintf(dir, sizeof dir, "%s/%.*s", home, (int)(last - rel), rel) >= sizeof dir)
@@ -905,16 +975,17 @@ static int push_home_copies(sbx_resolved *r, const char *home, const char *rel, 
     dl = strlen(dir);
     while (dl > 1 && dir[dl - 1] == '/')
         dir[--dl] = '\0';
-    if (!(d = opendir(dir)))
+    if (!(names = list_names(memo, dir)))
+        return SANDBOX_E_NOMEM;
+    if (names->missing)
         return SANDBOX_OK;
-    while (rc == SANDBOX_OK && (de = readdir(d)) != NULL) {
-        size_t nl = strlen(de->d_name);
-        if (sbx_protect_glob(last, de->d_name, nl) || !copy_matches(last, de->d_name, nl))
+    for (name = names->names; rc == SANDBOX_OK && *name; name += strlen(name) + 1) {
+        size_t nl = strlen(name);
+        if (sbx_protect_glob(last, name, nl) || !copy_matches(last, name, nl))
             continue;
         rc = push(&r->protect_home, &r->n_protect_home, dir, strcmp(dir, "/") == 0 ? "" : "/",
-                  de->d_name, kind, targets);
+                  name, kind, targets);
     }
-    closedir(d);
     return rc;
 }
 #endif
@@ -924,6 +995,10 @@ int sbx_protect_resolve(const sandbox_policy *p, sbx_resolved *r)
     const char *homes[2], *sep;
     int bit = 1 << r->target, rc = SANDBOX_OK, wanted = 0;
     size_t i, j, n_homes = 0, n_exact;
+#ifndef _WIN32
+    struct names_memo listed;
+    memset(&listed, 0, sizeof listed);
+#endif
 
     for (i = 0; i < p->n_protect; i++)
         wanted |= (p->protect[i].targets & bit) != 0;
@@ -964,9 +1039,12 @@ int sbx_protect_resolve(const sandbox_policy *p, sbx_resolved *r)
         for (j = 0; rc == SANDBOX_OK && j < n_homes && e->pattern[0] == '~' && !has_glob(rel) &&
                     r->target == host_target();
              j++)
-            rc = push_home_copies(r, homes[j], rel, kind, e->targets);
+            rc = push_home_copies(r, &listed, homes[j], rel, kind, e->targets);
 #endif
     }
+#ifndef _WIN32
+    names_memo_free(&listed);
+#endif
     /* This process's environment is the command's only on this machine. */
     if (rc == SANDBOX_OK && wanted && r->target != SANDBOX_TARGET_WINDOWS && r->target == host_target())
         rc = push_env_paths(p, r, ALL_TARGETS);
