@@ -731,9 +731,12 @@ static char *realpath_memo(struct rv_memo *m, const char *path, int whole)
     size_t i;
     int e;
     /* A missing path (most home patterns) fails as realpath would, for one
-     * lstat: it is not a link, so no name on the way was left to read. */
+     * lstat: it is not a link, so no name on the way was left to read. Any
+     * other failure asks realpath: on a nosymfollow mount the kernel's walk
+     * refuses a link (ELOOP) that musl's realpath, reading each link with
+     * readlink, still resolves to the real folder (review r65 F1). */
     if (whole) {
-        if (lstat(path, &st) != 0)
+        if (lstat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
             return NULL;
         return realpath(path, NULL);
     }

@@ -236,6 +236,33 @@ expect_status 1 "7. mkdir of its real path is refused" "${H7[@]}" sh -c "mkdir '
 expect_status 0 "7. other names under ~/.config can still be made" "${H7[@]}" sh -c "mkdir '$home/.config/ok' && rmdir '$home/.config/ok'"
 rm -rf "$home/.config" "$out/dots"
 
+# ---- 7b. the same on a nosymfollow file system (review r65 F1) ----
+# There the kernel refuses to follow the symlinked ~/.config (a name under it:
+# ELOOP), so its real folder's mask is the only one that can apply; the
+# launcher's realpath (musl's reads each link with readlink) still finds it.
+# A shortcut that took lstat's ELOOP for "missing" dropped that mask and the
+# real path was read. Root only: it mounts a tmpfs in a namespace of its own.
+if [ "$me" = 0 ] && have mountns; then
+  n7=$_home/n7 # not under /tmp: a home beneath the temp root is refused
+  mkdir -p "$n7" "$out/dots7/config/gh"
+  echo sbx-leak7b-nsf-2c1d >"$out/dots7/config/gh/hosts.yml"
+  nsf() { # CMD...: run with HOME on a nosymfollow tmpfs whose .config links to dots7/config
+    unshare -m --propagation private sh -c 'mount -t tmpfs -o nosymfollow,mode=755 tmpfs "$1" &&
+      mkdir "$1/h" && ln -s "$2" "$1/h/.config" && export HOME="$1/h" && shift 2 && exec "$@"' \
+      sh "$n7" "$out/dots7/config" "$@"
+  }
+  unconfined_has "7b. cat the real path of ~/.config/gh/hosts.yml (nosymfollow home)" sbx-leak7b-nsf-2c1d \
+    nsf cat "$out/dots7/config/gh/hosts.yml"
+  expect_status 0 "7b. the launcher runs with that home" nsf "${S[@]}" true
+  confined_lacks "7b. ~/.config/gh by its real path, home on a nosymfollow mount" sbx-leak7b-nsf-2c1d \
+    nsf "${S[@]}" cat "$out/dots7/config/gh/hosts.yml"
+  rm -rf "$out/dots7"
+elif [ "$me" != 0 ]; then
+  skip "root: 7b mounts a nosymfollow tmpfs, which needs root"
+else
+  skip "mountns: 7b mounts a nosymfollow tmpfs in a mount namespace of its own"
+fi
+
 # ---- 10. names the default set missed ----
 T10=sbx-leak10-names-e5f0
 for p in ".env~" .env.bak sub/id_ed25519.bak sub/server.key.orig; do echo $T10 >"$proj/$p"; done
