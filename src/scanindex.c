@@ -511,10 +511,12 @@ void sbx_index_end(struct sbx_index *ix)
  * machine. Advice only: where refused, the read faults them as before. */
 static void prefault(void *p, size_t n)
 {
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = ((uintptr_t)p + page - 1) & ~(page - 1),
-              b = ((uintptr_t)p + n) & ~(page - 1);
-    if (n >= (size_t)16 * page && b > a)
-        (void)madvise((void *)a, b - a, 23 /* MADV_POPULATE_WRITE, newer than some headers */);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), skip;
+    if (page == 0 || n < 16 * page)
+        return;
+    skip = (page - (size_t)((uintptr_t)p % page)) % page; /* to the first whole page */
+    (void)madvise((char *)p + skip, (n - skip) / page * page,
+                  23 /* MADV_POPULATE_WRITE, newer than some headers */);
 }
 
 /* The index file, whole: ours, private, one name, a sane size. */
