@@ -11,7 +11,7 @@ packages=(build-essential cmake pkg-config libseccomp-dev libcmocka-dev musl-too
           util-linux iproute2 procps libcap2-bin strace
           clang libclang-rt-14-dev clang-tidy cppcheck valgrind
           python3-setuptools python3-pip nodejs golang-go cargo
-          dbus-daemon dbus-bin xvfb x11-utils "$@")
+          dbus-daemon dbus-bin dbus-tests xdg-dbus-proxy xvfb x11-utils "$@")
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

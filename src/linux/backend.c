@@ -192,8 +192,11 @@ int sbx_linux_prepare(const sandbox_policy *policy, struct sbx_linux_plan *plan,
      * here for this one run only: a spawn lists them for each command
      * (spawn.c), and a plan's list would go unused (a walk of every listed
      * path, name by name, at every launch). */
-    if (rc == SANDBOX_OK && plan->rootfs)
+    if (rc == SANDBOX_OK && plan->rootfs) {
         rc = sbx_unix_endpoints(&r, &plan->unix_eps, err);
+        if (rc == SANDBOX_OK)
+            sbx_unix_proxy_buses(&r, &plan->unix_eps);
+    }
     if (rc == SANDBOX_OK)
         rc = sbx_mask_prepare(&r, &plan->mask, !plan->rootfs, warning, warning_size, err);
     sbx_index_memo_free(r.index_memo);

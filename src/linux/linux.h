@@ -25,6 +25,11 @@ struct sbx_unix_ep {
     char *real;       /* its real path: what the mask covers */
     const char *what; /* static: whose socket it is */
     int named;        /* the host named it (--deny-unix): never left open */
+    /* A session bus served through a filtering proxy (dbusproxy.c): the
+     * proxy's socket, bound over `real` instead of /dev/null, and an O_PATH
+     * descriptor of the inode checked at prepare. NULL and -1 otherwise. */
+    char *cover;
+    int cover_fd;
 };
 /* A folder between a listed socket and the writable root it lies in: bound
  * onto itself so that no run can rename it (a mount point: EBUSY) and leave
@@ -375,6 +380,24 @@ int sbx_caps_held(uint64_t mask);
  * whose lookup passes through a name a command could rename or replace. */
 int sbx_unix_endpoints(const sbx_resolved *r, struct sbx_unix_list *l, sandbox_error *err);
 void sbx_unix_list_free(struct sbx_unix_list *l);
+/* Serve each session bus of `l` this user owns through a filtering proxy
+ * where one can be had (dbusproxy.c); the others stay covered by
+ * /dev/null. Starts a proxy when none runs yet: call it for a launch only,
+ * never for --explain or a self-test. */
+void sbx_unix_proxy_buses(const sbx_resolved *r, struct sbx_unix_list *l);
+
+/* dbusproxy.c */
+#define SBX_DBUS_PROXY_BIN "/usr/bin/xdg-dbus-proxy"
+int sbx_dbus_proxy_installed(void);
+/* Find (or start) the proxy for the bus at `bus_real` in the private folder
+ * `dir`: 0 with its socket path and an O_PATH descriptor of it, or -1 with
+ * `why`. */
+int sbx_dbus_proxy_find(const char *dir, const char *bus_real, char **cover, int *cover_fd,
+                        char *why, size_t why_size);
+/* Async-signal-safe: a descriptor of this mount namespace's own reaching the
+ * checked inode, named in `src` ("/proc/self/fd/N"), or -1 (then cover with
+ * /dev/null). */
+int sbx_dbus_cover_open(const char *cover, int cover_fd, char *src, size_t size);
 /* Cover each socket of `l` with /dev/null, read-only, nodev, in the
  * calling process's own mount namespace (root's: rootfs.c). Async-signal-
  * safe. 0, or -1 with *sys_errno. */

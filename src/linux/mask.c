@@ -93,6 +93,8 @@ struct sbx_mask_entry {
     int bare;           /* a git directory not named .git (a bare repository) */
     unsigned long keep; /* MS_* flags the kernel locks on this mount: keep them */
     int gone_ok;        /* a listed daemon socket: skipped when it is gone at apply */
+    char *cover;        /* a session bus: its filtering proxy's socket (dbusproxy.c) */
+    int cover_fd;       /* O_PATH descriptor of the proxy's checked socket, or -1 */
 };
 
 struct sbx_mask_plan {
@@ -174,8 +176,12 @@ void sbx_mask_free(struct sbx_mask_plan *m)
     size_t i;
     if (!m)
         return;
-    for (i = 0; i < m->n; i++)
+    for (i = 0; i < m->n; i++) {
         free(m->e[i].path);
+        free(m->e[i].cover);
+        if (m->e[i].cover_fd >= 0)
+            close(m->e[i].cover_fd);
+    }
     free(m->e);
     sbx_unix_list_free(&m->pins);
     if (m->ruleset_fd >= 0)
@@ -231,6 +237,8 @@ static int add_entry(struct sbx_mask_plan *m, const char *path, int how)
     m->e[m->n].bare = 0;
     m->e[m->n].keep = 0;
     m->e[m->n].gone_ok = 0;
+    m->e[m->n].cover = NULL;
+    m->e[m->n].cover_fd = -1;
     m->n++;
     return SANDBOX_OK;
 }
@@ -2320,6 +2328,10 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, int endp
             }
         }
     }
+    /* Masks will be made: the session bus may go through a filtering
+     * proxy instead of closing whole. */
+    if (rc == SANDBOX_OK && eps.n > 0)
+        sbx_unix_proxy_buses(r, &eps);
     if (rc != SANDBOX_OK) {
         sbx_unix_list_free(&eps);
         return rc;
@@ -2359,6 +2371,14 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, int endp
          * A protected path or a socket the host named stays fail-closed. */
         if (rc == SANDBOX_OK && m->n > before && !eps.e[i].named)
             m->e[m->n - 1].gone_ok = 1;
+        /* A session bus served through its filtering proxy: the plan
+         * takes the proxy's socket and descriptor. */
+        if (rc == SANDBOX_OK && m->n > before && eps.e[i].cover) {
+            m->e[m->n - 1].cover = eps.e[i].cover;
+            m->e[m->n - 1].cover_fd = eps.e[i].cover_fd;
+            eps.e[i].cover = NULL;
+            eps.e[i].cover_fd = -1;
+        }
     }
     /* The pins go with the plan: apply binds them after the masks. */
     m->pins.pin = eps.pin;
@@ -2527,6 +2547,16 @@ int sbx_mask_apply(const struct sbx_mask_plan *m, int nodev, int proc_ro, int ke
                           MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=000,size=4k") != 0)
                     goto fail;
             } else {
+                char src[48];
+                int fd = sbx_dbus_cover_open(x->cover, x->cover_fd, src, sizeof src);
+                if (fd >= 0) {
+                    /* A session bus: its filtering proxy's socket instead
+                     * (a connect needs no write access to the mount). */
+                    e = mount(src, x->path, NULL, MS_BIND, NULL);
+                    close(fd);
+                    if (e == 0)
+                        continue;
+                }
                 /* nodev makes opening the device fail: nothing to read or write. */
                 if (mount("/dev/null", x->path, NULL, MS_BIND, NULL) != 0) {
                     if (errno == ENOENT && x->gone_ok)

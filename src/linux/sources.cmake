@@ -15,6 +15,7 @@ set(SBX_LINUX_BACKEND_SOURCES
   ${PROJECT_SOURCE_DIR}/src/linux/caps.c
   ${PROJECT_SOURCE_DIR}/src/linux/mask.c
   ${PROJECT_SOURCE_DIR}/src/linux/unixep.c
+  ${PROJECT_SOURCE_DIR}/src/linux/dbusproxy.c
   ${PROJECT_SOURCE_DIR}/src/linux/rootfs.c
   ${PROJECT_SOURCE_DIR}/src/linux/spawn.c
   ${PROJECT_SOURCE_DIR}/src/linux/guard.c

@@ -614,8 +614,11 @@ int sbx_backend_spawn(const sandbox_plan *plan, const char *const argv[],
         /* Root's namespace covers the daemon sockets itself: listed per
          * spawn too, so one started after the plan is closed (a socket
          * gone since is skipped at apply). */
-        if (rc == SANDBOX_OK && run.rootfs)
+        if (rc == SANDBOX_OK && run.rootfs) {
             rc = sbx_unix_endpoints(&r, &run.unix_eps, error);
+            if (rc == SANDBOX_OK)
+                sbx_unix_proxy_buses(&r, &run.unix_eps);
+        }
         sbx_index_memo_free(r.index_memo);
         if (rc != SANDBOX_OK) {
             sbx_mask_free(run.mask);

@@ -32,6 +32,8 @@ struct ep_template {
     const char *what;
 };
 
+static const char session_bus[] = "D-Bus session bus";
+
 /* The default list. ssh-agent and gpg-agent are not here on purpose: git
  * over ssh and commit signing keep working (an agent signs, it never runs a
  * command outside). */
@@ -58,7 +60,7 @@ static const struct ep_template ep_list[] = {
     {EP_RUNTIME, "/containerd-rootless/containerd.sock", "rootless containerd"},
     {EP_RUNTIME, "/libvirt/libvirt-sock", "libvirt (session)"},
     {EP_RUNTIME, "/systemd/private", "systemd user manager (private socket)"},
-    {EP_RUNTIME, "/bus", "D-Bus session bus"},
+    {EP_RUNTIME, "/bus", session_bus},
     {EP_RUNTIME, "/keyring/control", "GNOME Keyring control"},
     {EP_HOME, "/.docker/run/docker.sock", "Docker Desktop"},
     {EP_HOME, "/.docker/desktop/docker.sock", "Docker Desktop"},
@@ -76,6 +78,9 @@ void sbx_unix_list_free(struct sbx_unix_list *l)
     for (i = 0; i < l->n; i++) {
         free(l->e[i].path);
         free(l->e[i].real);
+        free(l->e[i].cover);
+        if (l->e[i].cover_fd >= 0)
+            close(l->e[i].cover_fd);
     }
     free(l->e);
     for (i = 0; i < l->n_pin; i++)
@@ -437,6 +442,8 @@ static int consider(const sbx_resolved *r, const struct ep_roots *rt, struct sbx
     g[l->n].real = sbx_strdup(w.real);
     g[l->n].what = what;
     g[l->n].named = named;
+    g[l->n].cover = NULL;
+    g[l->n].cover_fd = -1;
     if (!g[l->n].path || !g[l->n].real) {
         free(g[l->n].path);
         free(g[l->n].real);
@@ -582,7 +589,7 @@ int sbx_unix_endpoints(const sbx_resolved *r, struct sbx_unix_list *l, sandbox_e
      * not read as "no daemon there". */
     for (i = 0; e == 0 && i < EP_DBUS_NAMES; i++) {
         const char *cursor = getenv(dbus_vars[i]);
-        what = i == 0 ? "D-Bus session bus" : "D-Bus system bus";
+        what = i == 0 ? session_bus : "D-Bus system bus";
         while (e == 0 && dbus_next_path(&cursor, path, sizeof path)) {
             spelled = path;
             e = consider(r, &rt, l, path, what, 1, 0, bad, sizeof bad);
@@ -630,6 +637,87 @@ int sbx_unix_endpoints(const sbx_resolved *r, struct sbx_unix_list *l, sandbox_e
     return rc;
 }
 
+/* ---- the session bus through a filtering proxy (dbusproxy.c) ---- */
+
+/* Does `real` (a real path) lie in a writable root, or is it one? */
+static int in_roots(const struct ep_roots *rt, const char *real)
+{
+    char p[PATH_MAX];
+    struct stat st;
+    char *cut;
+    if (strlen(real) >= sizeof p)
+        return 1;
+    strcpy(p, real);
+    for (;;) {
+        if (stat(p[0] ? p : "/", &st) == 0 && is_root(rt, &st))
+            return 1;
+        if (!p[0] || !(cut = strrchr(p, '/')))
+            return 0;
+        *cut = '\0';
+    }
+}
+
+/* The private folder the proxies live in: "libsandbox" in the user's
+ * runtime directory ($XDG_RUNTIME_DIR, else /run/user/EUID), when that is
+ * the user's own, mode 0700, and in no writable root (a command could plant
+ * a listener there). -1 when there is none. */
+static int proxy_dir(const struct ep_roots *rt, char *out, size_t size, char *why, size_t wsize)
+{
+    const char *cand[2];
+    char own[64], real[PATH_MAX];
+    struct stat st;
+    size_t i;
+    snprintf(own, sizeof own, "/run/user/%lu", (unsigned long)geteuid());
+    cand[0] = getenv("XDG_RUNTIME_DIR");
+    cand[1] = own;
+    snprintf(why, wsize, "no runtime directory of this user (XDG_RUNTIME_DIR, %s)", own);
+    for (i = 0; i < 2; i++) {
+        if (!cand[i] || cand[i][0] != '/' || !realpath(cand[i], real))
+            continue;
+        if (lstat(real, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+            (st.st_mode & 077) != 0) {
+            snprintf(why, wsize, "the runtime directory %s is not this user's own with mode 0700",
+                     real);
+            continue;
+        }
+        if (in_roots(rt, real)) {
+            snprintf(why, wsize, "the runtime directory %s lies in a writable root", real);
+            continue;
+        }
+        if ((size_t)snprintf(out, size, "%s/libsandbox", real) >= size)
+            continue;
+        return 0;
+    }
+    return -1;
+}
+
+void sbx_unix_proxy_buses(const sbx_resolved *r, struct sbx_unix_list *l)
+{
+    char dir[PATH_MAX], why[PATH_MAX + 128];
+    struct ep_roots rt;
+    struct stat st;
+    size_t i;
+    int have_dir = -1;
+    for (i = 0; i < l->n; i++) {
+        struct sbx_unix_ep *e = &l->e[i];
+        /* A bus the host named with --deny-unix stays closed whole; one of
+         * another user (root sees every /run/user) too. */
+        if (e->what != session_bus || e->named || e->cover || lstat(e->real, &st) != 0 ||
+            st.st_uid != geteuid())
+            continue;
+        if (have_dir < 0) {
+            if (roots_load(r, &rt) != 0) {
+                roots_free(&rt);
+                return;
+            }
+            have_dir = proxy_dir(&rt, dir, sizeof dir, why, sizeof why) == 0;
+            roots_free(&rt);
+        }
+        if (have_dir)
+            (void)sbx_dbus_proxy_find(dir, e->real, &e->cover, &e->cover_fd, why, sizeof why);
+    }
+}
+
 int sbx_unix_pin_apply(const struct sbx_unix_list *l, int *sys_errno)
 {
     size_t i;
@@ -654,6 +742,16 @@ int sbx_unix_mask_apply(const struct sbx_unix_list *l, int *sys_errno)
     for (i = 0; i < l->n; i++) {
         /* nodev: the device cannot be opened either; read-only: nothing
          * to write. The mount point cannot be renamed, unlinked or linked. */
+        char src[48];
+        int fd = sbx_dbus_cover_open(l->e[i].cover, l->e[i].cover_fd, src, sizeof src);
+        if (fd >= 0) {
+            /* The filtering proxy's socket instead: nothing to remount (a
+             * connect needs no write access to the mount). */
+            int ok = mount(src, l->e[i].real, NULL, MS_BIND, NULL);
+            close(fd);
+            if (ok == 0)
+                continue;
+        }
         if (mount("/dev/null", l->e[i].real, NULL, MS_BIND, NULL) != 0) {
             /* Gone since the list was made (a daemon stopped; a plan reused
              * later): nothing answers there. One the host named stays a
@@ -717,6 +815,28 @@ static int abstract_state(const sbx_resolved *r, int abi)
     return abi >= 6 ? ABS_SCOPED : ABS_NO_ABI;
 }
 
+/* How a session bus is served (--explain, --self-test): a prediction, no
+ * proxy is started for it. */
+static const char *proxy_note(const struct sbx_unix_ep *e, int bare)
+{
+    struct stat st;
+    if (e->named)
+        return bare ? "none: named with --deny-unix, closed whole"
+                    : "    closed whole: named with --deny-unix\n";
+    if (lstat(e->real, &st) != 0 || st.st_uid != geteuid())
+        return bare ? "none: another user's bus, closed whole"
+                    : "    closed whole: another user's bus\n";
+    if (!sbx_dbus_proxy_installed())
+        return bare ? "none: " SBX_DBUS_PROXY_BIN " is not installed, closed whole"
+                    : "    closed whole: " SBX_DBUS_PROXY_BIN " is not installed (apt-get "
+                      "install xdg-dbus-proxy filters it instead)\n";
+    return bare ? "xdg-dbus-proxy: the bus itself and org.freedesktop.Notifications answer"
+                : "    served through xdg-dbus-proxy when the runtime directory is private "
+                  "(0700, in no writable root): the bus itself (names, a lookup) and "
+                  "org.freedesktop.Notifications answer; systemd, the Secret Service, the "
+                  "portals and every other name do not\n";
+}
+
 void sbx_unix_explain(const sbx_resolved *r, int json, sbx_buf *out)
 {
     struct sbx_unix_list l;
@@ -739,6 +859,10 @@ void sbx_unix_explain(const sbx_resolved *r, int json, sbx_buf *out)
             sbx_buf_json_str(out, l.e[i].real);
             sbx_buf_add(out, ",\"what\":");
             sbx_buf_json_str(out, l.e[i].what);
+            if (l.e[i].what == session_bus) {
+                sbx_buf_add(out, ",\"proxy\":");
+                sbx_buf_json_str(out, proxy_note(&l.e[i], 1));
+            }
             sbx_buf_add(out, "}");
         }
         sbx_buf_add(out, "],\"open\":[\"ssh-agent\",\"gpg-agent\",\"every other socket\"],");
@@ -762,8 +886,11 @@ void sbx_unix_explain(const sbx_resolved *r, int json, sbx_buf *out)
                          "and sendto fail with ECONNREFUSED):\n");
         if (l.n == 0)
             sbx_buf_add(out, "  none of the known ones exists on this machine now\n");
-        for (i = 0; i < l.n; i++)
+        for (i = 0; i < l.n; i++) {
             sbx_buf_printf(out, "  closed %s (%s)\n", l.e[i].real, l.e[i].what);
+            if (l.e[i].what == session_bus)
+                sbx_buf_add(out, proxy_note(&l.e[i], 0));
+        }
         for (i = 0; i < l.n_pin; i++)
             sbx_buf_printf(out, "  pinned %s (a folder above a closed socket in a writable root: "
                                 "the command cannot rename it)\n",
@@ -820,7 +947,9 @@ int sbx_unix_self_test(int abi, int masks_ok, const char *masks_why, char *detai
     /* The list's known paths, then the ones present now (buses included). */
     sbx_warn(detail, size, "%zu present of %zu known", l.n, n_known);
     for (i = 0; i < l.n; i++)
-        sbx_warn(detail, size, "%s (%s)", l.e[i].real, l.e[i].what);
+        sbx_warn(detail, size, "%s (%s%s%s)", l.e[i].real, l.e[i].what,
+                 l.e[i].what == session_bus ? "; proxy " : "",
+                 l.e[i].what == session_bus ? proxy_note(&l.e[i], 1) : "");
     sbx_unix_list_free(&l);
     return abi >= 6 && masks_ok;
 }

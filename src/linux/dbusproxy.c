@@ -1,0 +1,369 @@
+/* The session bus through a filtering proxy (issue 20).
+ *
+ * The bus is a deputy: org.freedesktop.systemd1 starts units outside the
+ * sandbox, the Secret Service hands out passwords. Covered by /dev/null it
+ * is closed whole, and notifications go with it. Instead, where Debian's
+ * xdg-dbus-proxy is installed, the bus's name in the command's mount
+ * namespace is covered by the socket of a proxy that passes the bus itself
+ * (names, Hello, a name lookup) and org.freedesktop.Notifications only.
+ *
+ * A proxy takes 10-40 ms to start, ten times a launch: one is kept per
+ * user, bus and filter, in a private folder of the user's runtime
+ * directory, started by the first launch that needs it and found by the
+ * next (a connect). What answers at its name is checked before use: a
+ * process of this user, running the proxy binary, in the launcher's own
+ * mount namespace, with the launcher's own seccomp filters and
+ * no_new_privs (a command in any sandbox has one filter more, and often
+ * another mount namespace: a wider listener one planted there is not
+ * taken). The checked socket is
+ * held open by an O_PATH descriptor; apply binds the inode it reaches, or
+ * /dev/null when the name reaches another one by then. Anything wrong
+ * closes the bus whole, as before. docs/unix-endpoints.md. */
+#define _GNU_SOURCE
+#include "linux.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* What passes: the bus driver always does (xdg-dbus-proxy's --filter). */
+static const char *const proxy_filter[] = {"--filter", "--talk=org.freedesktop.Notifications"};
+#define N_FILTER (sizeof proxy_filter / sizeof proxy_filter[0])
+
+/* How long a launch waits for a proxy it started (measured: 10-40 ms). */
+#define START_WAIT_MS 3000
+
+int sbx_dbus_proxy_installed(void)
+{
+    return access(SBX_DBUS_PROXY_BIN, X_OK) == 0;
+}
+
+/* The proxy's name: one per bus and filter, so a run never reaches a proxy
+ * started with another filter (FNV-1a). */
+static uint64_t proxy_hash(const char *bus_real)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    size_t i;
+    const char *s;
+    for (i = 0; i <= N_FILTER; i++) {
+        for (s = i == 0 ? bus_real : proxy_filter[i - 1]; *s; s++) {
+            h ^= (unsigned char)*s;
+            h *= 0x100000001b3ULL;
+        }
+        h ^= 0xff; /* a separator no path holds */
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* `unix:path=` with D-Bus's escaping: bytes outside [-0-9A-Za-z_/.\*] as %xx. */
+static int bus_address(const char *path, char *out, size_t size)
+{
+    static const char plain[] = "-_/.\\*";
+    size_t o = (size_t)snprintf(out, size, "unix:path=");
+    for (; *path; path++) {
+        unsigned char c = (unsigned char)*path;
+        int keep = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                   memchr(plain, c, sizeof plain - 1) != NULL;
+        if (o + 4 >= size)
+            return -1;
+        if (keep)
+            out[o++] = (char)c;
+        else
+            o += (size_t)snprintf(out + o, 4, "%%%02x", c);
+    }
+    out[o] = '\0';
+    return 0;
+}
+
+static int same_link(const char *a, const char *b)
+{
+    char x[PATH_MAX], y[PATH_MAX];
+    ssize_t n = readlink(a, x, sizeof x - 1), m = readlink(b, y, sizeof y - 1);
+    if (n <= 0 || m <= 0)
+        return 0;
+    x[n] = '\0';
+    y[m] = '\0';
+    return strcmp(x, y) == 0;
+}
+
+/* The confinement a process carries: its seccomp filter count (the mode
+ * where the kernel does not count) and no_new_privs, from its status. A
+ * command in any sandbox has at least one filter more than its launcher. */
+static int confinement(const char *status_path, char *out, size_t size)
+{
+    char buf[4096], *line;
+    size_t o = 0;
+    ssize_t n;
+    int fd = open(status_path, O_RDONLY | O_CLOEXEC), filters = 0;
+    if (fd < 0)
+        return -1;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    out[0] = '\0';
+    for (line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        size_t len = strcspn(line, "\n");
+        int f = strncmp(line, "Seccomp_filters:", 16) == 0;
+        if (f || strncmp(line, "Seccomp:", 8) == 0 || strncmp(line, "NoNewPrivs:", 11) == 0) {
+            filters |= f;
+            if (o + len + 2 >= size)
+                return -1;
+            memcpy(out + o, line, len);
+            o += len;
+            out[o++] = ';';
+            out[o] = '\0';
+        }
+    }
+    return filters || strstr(out, "Seccomp:") ? 0 : -1;
+}
+
+static int same_confinement(pid_t pid)
+{
+    char p[64], a[256], b[256];
+    snprintf(p, sizeof p, "/proc/%ld/status", (long)pid);
+    return confinement(p, a, sizeof a) == 0 && confinement("/proc/self/status", b, sizeof b) == 0 &&
+           strcmp(a, b) == 0;
+}
+
+enum { AT_OK, AT_ABSENT, AT_FOREIGN };
+
+/* Connect to the socket at `sock` through an O_PATH descriptor (so the
+ * check and the later bind are about one inode) and check who listens.
+ * AT_OK leaves the descriptor in *fd_out. */
+static int attempt(const char *sock, int *fd_out, char *why, size_t why_size)
+{
+    struct sockaddr_un a;
+    struct ucred cr;
+    struct stat st;
+    socklen_t len = sizeof cr;
+    char p[64], q[64], exe[PATH_MAX];
+    ssize_t n;
+    int fd, s, rc = AT_FOREIGN;
+
+    *fd_out = -1;
+    fd = open(sock, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? AT_ABSENT : AT_FOREIGN;
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return AT_FOREIGN;
+    }
+    if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid()) {
+        snprintf(why, why_size, "%s is not a socket of this user", sock);
+        close(fd);
+        /* A file left in our private folder: replaced; anything else stays. */
+        return S_ISREG(st.st_mode) && st.st_uid == geteuid() ? AT_ABSENT : AT_FOREIGN;
+    }
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "/proc/self/fd/%d", fd);
+    s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0) {
+        snprintf(why, why_size, "socket: %s", strerror(errno));
+        close(fd);
+        return AT_FOREIGN;
+    }
+    if (connect(s, (struct sockaddr *)&a, sizeof a) != 0) {
+        rc = errno == ECONNREFUSED ? AT_ABSENT : AT_FOREIGN;
+        snprintf(why, why_size, "connect %s: %s", sock, strerror(errno));
+    } else if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.pid <= 0) {
+        snprintf(why, why_size, "%s: no peer credentials", sock);
+    } else if (cr.uid != geteuid()) {
+        snprintf(why, why_size, "%s is served by uid %lu", sock, (unsigned long)cr.uid);
+    } else {
+        snprintf(p, sizeof p, "/proc/%ld/exe", (long)cr.pid);
+        n = readlink(p, exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = '\0';
+        snprintf(q, sizeof q, "/proc/%ld/ns/mnt", (long)cr.pid);
+        if (strcmp(exe, SBX_DBUS_PROXY_BIN) != 0)
+            snprintf(why, why_size, "%s is served by %s (pid %ld), not %s", sock,
+                     exe[0] ? exe : "an unreadable program", (long)cr.pid, SBX_DBUS_PROXY_BIN);
+        else if (!same_link(q, "/proc/self/ns/mnt"))
+            snprintf(why, why_size,
+                     "%s is served by a proxy in another mount namespace (pid %ld: perhaps "
+                     "started inside a sandbox)",
+                     sock, (long)cr.pid);
+        else if (!same_confinement(cr.pid))
+            snprintf(why, why_size,
+                     "%s is served by a proxy under a seccomp filter or no_new_privs the "
+                     "launcher does not have (pid %ld: started inside a sandbox)",
+                     sock, (long)cr.pid);
+        else
+            rc = AT_OK;
+    }
+    close(s);
+    if (rc == AT_OK)
+        *fd_out = fd;
+    else
+        close(fd);
+    return rc;
+}
+
+/* Start a proxy detached from the caller (its own session, reparented to
+ * init): it outlives the launch and serves the next ones. Only
+ * async-signal-safe calls between fork and exec (a host may have threads). */
+static int start(const char *addr, const char *sock)
+{
+    char *argv[3 + N_FILTER + 1], *envp[1] = {NULL};
+    long max_fd = sysconf(_SC_OPEN_MAX);
+    size_t i;
+    int st;
+    pid_t pid;
+
+    argv[0] = (char *)SBX_DBUS_PROXY_BIN;
+    argv[1] = (char *)addr;
+    argv[2] = (char *)sock;
+    for (i = 0; i < N_FILTER; i++)
+        argv[3 + i] = (char *)proxy_filter[i];
+    argv[3 + N_FILTER] = NULL;
+    if (max_fd < 0 || max_fd > 65536)
+        max_fd = 65536;
+    pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        struct sigaction dfl;
+        sigset_t none;
+        int sig, nul;
+        if (setsid() < 0 || fork() != 0)
+            _exit(0);
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        for (sig = 1; sig < 65; sig++)
+            (void)sigaction(sig, &dfl, NULL);
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        nul = open("/dev/null", O_RDWR);
+        if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 || dup2(nul, 2) < 0)
+            _exit(127);
+        if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
+            for (sig = 3; sig < max_fd; sig++)
+                (void)close(sig);
+        umask(077);
+        if (chdir("/") != 0)
+            _exit(127);
+        execve(SBX_DBUS_PROXY_BIN, argv, envp);
+        _exit(127);
+    }
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return 0;
+}
+
+int sbx_dbus_proxy_find(const char *dir, const char *bus_real, char **cover, int *cover_fd,
+                        char *why, size_t why_size)
+{
+    char sock[PATH_MAX], lock[PATH_MAX + 8], addr[3 * PATH_MAX + 16];
+    struct stat st;
+    int rc, fd = -1, lk, waited;
+
+    *cover = NULL;
+    *cover_fd = -1;
+    why[0] = '\0';
+    if (!sbx_dbus_proxy_installed()) {
+        snprintf(why, why_size, "%s is not installed", SBX_DBUS_PROXY_BIN);
+        return -1;
+    }
+    if (bus_address(bus_real, addr, sizeof addr) != 0 ||
+        (size_t)snprintf(sock, sizeof sock, "%s/dbus-%016llx", dir,
+                         (unsigned long long)proxy_hash(bus_real)) >=
+            sizeof((struct sockaddr_un *)0)->sun_path) {
+        snprintf(why, why_size, "the proxy's socket path under %s is too long", dir);
+        return -1;
+    }
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        snprintf(why, why_size, "mkdir %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & 077) != 0) {
+        snprintf(why, why_size, "%s is not a private folder of this user (mode 0700)", dir);
+        return -1;
+    }
+    rc = attempt(sock, &fd, why, why_size);
+    if (rc == AT_ABSENT) {
+        /* One launch starts it; one that waited on the lock finds it. */
+        snprintf(lock, sizeof lock, "%s.lock", sock);
+        lk = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (lk < 0 || flock(lk, LOCK_EX) != 0) {
+            snprintf(why, why_size, "lock %s: %s", lock, strerror(errno));
+            if (lk >= 0)
+                close(lk);
+            return -1;
+        }
+        rc = attempt(sock, &fd, why, why_size);
+        if (rc == AT_ABSENT) {
+            (void)unlink(sock);
+            if (start(addr, sock) != 0) {
+                snprintf(why, why_size, "cannot start %s: %s", SBX_DBUS_PROXY_BIN,
+                         strerror(errno));
+            } else {
+                for (waited = 0; rc == AT_ABSENT && waited < START_WAIT_MS; waited += 2) {
+                    struct timespec ts = {0, 2000000};
+                    nanosleep(&ts, NULL);
+                    rc = attempt(sock, &fd, why, why_size);
+                }
+                if (rc == AT_ABSENT)
+                    snprintf(why, why_size, "%s did not answer at %s within %d ms",
+                             SBX_DBUS_PROXY_BIN, sock, START_WAIT_MS);
+            }
+        }
+        close(lk);
+    }
+    if (rc != AT_OK)
+        return -1;
+    *cover = sbx_strdup(sock);
+    if (!*cover) {
+        close(fd);
+        snprintf(why, why_size, "out of memory");
+        return -1;
+    }
+    *cover_fd = fd;
+    return 0;
+}
+
+/* Between fork and exec, in the command's new mount namespace: a
+ * descriptor of this namespace's own (a bind from the caller's old one is
+ * refused) that reaches the inode checked at prepare, its name in `src`;
+ * -1 when the proxy's name now reaches another inode or none. */
+int sbx_dbus_cover_open(const char *cover, int cover_fd, char *src, size_t size)
+{
+    static const char pre[] = "/proc/self/fd/";
+    struct stat a, b;
+    char digits[16];
+    size_t n = 0, i;
+    int fd, v;
+    if (!cover || cover_fd < 0 || size < sizeof pre + sizeof digits || fstat(cover_fd, &a) != 0)
+        return -1;
+    fd = open(cover, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &b) != 0 || !S_ISSOCK(b.st_mode) || a.st_dev != b.st_dev ||
+        a.st_ino != b.st_ino) {
+        close(fd);
+        return -1;
+    }
+    for (v = fd; n == 0 || v > 0; v /= 10)
+        digits[n++] = (char)('0' + v % 10);
+    memcpy(src, pre, sizeof pre - 1);
+    for (i = 0; i < n; i++)
+        src[sizeof pre - 1 + i] = digits[n - 1 - i];
+    src[sizeof pre - 1 + n] = '\0';
+    return fd;
+}

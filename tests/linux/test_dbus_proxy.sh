@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# The session bus through a filtering proxy (issue 20). A real dbus-daemon
+# on a session bus of the test's own, with services claiming the names that
+# act outside the sandbox (org.freedesktop.systemd1, the Secret Service, the
+# portal and flatpak's session helper) and an ordinary one
+# (org.freedesktop.Notifications). Each answers unconfined (the check can
+# fail); under --sandbox the bus itself and Notifications answer, through
+# xdg-dbus-proxy, and the others are unknown to the command. Attacks: the
+# proxy's own socket reached directly, an unfiltered proxy planted at the
+# proxy's name by an earlier run (it lives in that run's mount namespace:
+# not taken), a plain listener planted there, a runtime directory others can
+# read, a missing xdg-dbus-proxy: each closes the bus whole, never wider.
+# Checked from outside: dbus-send's answers and exit status.
+. "$SBX_TESTLIB"
+
+command -v dbus-daemon >/dev/null && command -v dbus-send >/dev/null &&
+  command -v dbus-test-tool >/dev/null && [ -x /usr/bin/xdg-dbus-proxy ] || {
+  fail "dbus-daemon, dbus-send, dbus-test-tool or xdg-dbus-proxy missing (scripts/deps.sh installs dbus-daemon dbus-bin dbus-tests xdg-dbus-proxy)"
+  finish
+}
+base=$(mktemp -d /var/tmp/sbx-dbus.XXXXXX)
+chmod 755 "$base"
+mkdir -p "$base/proj" "$base/rt"
+chmod 700 "$base/rt"
+RT=$base/rt
+pids=()
+cleanup() {
+  local p
+  pkill -f "$RT/libsandbox" 2>/dev/null
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+  rm -rf "$base"
+}
+trap cleanup EXIT
+cd "$base/proj" || exit 1
+require landlock "--sandbox" "$L" --sandbox -- true
+if [ "$(id -u)" != 0 ] && lacks userns "--sandbox with a session bus (its cover)" "$L" --sandbox -- true; then
+  finish
+fi
+
+export XDG_RUNTIME_DIR=$RT DBUS_SESSION_BUS_ADDRESS="unix:path=$RT/bus"
+dbus-daemon --session --address="$DBUS_SESSION_BUS_ADDRESS" --nofork --nopidfile 2>/dev/null &
+pids+=($!)
+for _ in $(seq 100); do [ -S "$RT/bus" ] && break; sleep 0.05; done
+outside=(org.freedesktop.systemd1 org.freedesktop.secrets org.freedesktop.portal.Desktop
+         org.freedesktop.Flatpak)
+for n in "${outside[@]}" org.freedesktop.Notifications; do
+  dbus-test-tool echo --name="$n" >/dev/null 2>&1 &
+  pids+=($!)
+done
+# Each service has claimed its name before the checks start.
+for n in "${outside[@]}" org.freedesktop.Notifications; do
+  for _ in $(seq 100); do
+    dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+      org.freedesktop.DBus.NameHasOwner "string:$n" 2>/dev/null | grep -q 'boolean true' && break
+    sleep 0.05
+  done
+done
+call() { timeout 20 dbus-send --session --print-reply --dest="$1" / org.example.Ping; }
+lookup() {
+  timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+    org.freedesktop.DBus.GetNameOwner "string:$1"
+}
+proxies() { pgrep -f "$RT/libsandbox/" | wc -l; }
+
+for n in "${outside[@]}" org.freedesktop.Notifications; do
+  expect_status 0 "unconfined: $n answers" call "$n"
+done
+
+for mode in --sandbox --confine-fs; do
+  expect_status 0 "$mode: org.freedesktop.Notifications answers (through the proxy)" \
+    "$L" $mode -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications / org.example.Ping
+  for n in "${outside[@]}"; do
+    expect_status 1 "$mode: $n is refused" "$L" $mode -- timeout 20 dbus-send --session --print-reply --dest="$n" / org.example.Ping
+    expect_output_has "ServiceUnknown" "  ...unknown to the command"
+  done
+done
+[ "$(proxies)" = 1 ] && pass "one proxy serves every launch" || fail "$(proxies) proxies run, wanted 1"
+sock=$(ls "$RT/libsandbox/" | grep -v lock)
+expect_status 0 "--sandbox: a name lookup works" "$L" --sandbox -- bash -c "$(declare -f lookup); lookup org.freedesktop.Notifications"
+expect_status 1 "--sandbox: the lookup of systemd1 finds nothing" "$L" --sandbox -- bash -c "$(declare -f lookup); lookup org.freedesktop.systemd1"
+# (dbus-send --address= registers no name: NoReply. The variable it is.)
+expect_status 1 "--sandbox: the proxy's own socket is filtered too" \
+  "$L" --sandbox -- env DBUS_SESSION_BUS_ADDRESS="unix:path=$RT/libsandbox/$sock" \
+  timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.systemd1 / org.example.Ping
+expect_output_has "ServiceUnknown" "  ...unknown to the command"
+expect_status 0 "--allow-unix reopens the whole bus" \
+  "$L" --sandbox --allow-unix "$RT/bus" -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.systemd1 / org.example.Ping
+expect_status 1 "--deny-unix closes the bus whole" \
+  "$L" --sandbox --deny-unix "$RT/bus" -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications / org.example.Ping
+expect_output_has "Failed to open connection" "  ...no bus at all"
+
+# The proxy stopped: the next launch starts another.
+pkill -f "$RT/libsandbox/"
+for _ in $(seq 50); do [ "$(proxies)" = 0 ] && break; sleep 0.05; done
+expect_status 0 "a stopped proxy is started again" \
+  "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications / org.example.Ping
+
+# An earlier run that could write the runtime directory and reach the whole
+# bus leaves an unfiltered proxy at the name. It lives in that run's mount
+# namespace: no later launch takes it, the bus is closed whole instead.
+pkill -f "$RT/libsandbox/"
+for _ in $(seq 50); do [ "$(proxies)" = 0 ] && break; sleep 0.05; done
+rm -f "$RT/libsandbox/$sock"
+expect_status 0 "an earlier run plants an unfiltered proxy at the proxy's name" \
+  "$L" --sandbox --add-dir "$RT" --allow-unix "$RT/bus" -- \
+  setsid sh -c 'xdg-dbus-proxy "$0" "$1" </dev/null >/dev/null 2>&1 &' "$DBUS_SESSION_BUS_ADDRESS" "$RT/libsandbox/$sock"
+for _ in $(seq 100); do [ -S "$RT/libsandbox/$sock" ] && break; sleep 0.05; done
+expect_status 0 "  ...which answers for systemd1 unconfined" \
+  env DBUS_SESSION_BUS_ADDRESS="unix:path=$RT/libsandbox/$sock" \
+  timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.systemd1 / org.example.Ping
+expect_status 1 "--sandbox does not take the planted proxy" \
+  "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.systemd1 / org.example.Ping
+expect_output_has "Failed to open connection" "  ...the bus is closed whole"
+pkill -f "$RT/libsandbox/"
+for _ in $(seq 50); do [ "$(proxies)" = 0 ] && break; sleep 0.05; done
+
+# A plain listener at the name (not the proxy binary): not taken either.
+if have python3; then
+  rm -f "$RT/libsandbox/$sock"
+  /usr/bin/python3 -c 'import socket,sys,time; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8); time.sleep(600)' \
+    "$RT/libsandbox/$sock" &
+  pids+=($!)
+  for _ in $(seq 100); do [ -S "$RT/libsandbox/$sock" ] && break; sleep 0.05; done
+  expect_status 1 "a plain listener at the proxy's name is not taken" \
+    "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications / org.example.Ping
+  expect_output_has "Failed to open connection" "  ...the bus is closed whole"
+  kill "${pids[-1]}"
+  wait "${pids[-1]}" 2>/dev/null
+  rm -f "$RT/libsandbox/$sock"
+fi
+
+# A regular file left at the name is replaced.
+: >"$RT/libsandbox/$sock"
+expect_status 0 "a file left at the proxy's name is replaced by a proxy" \
+  "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications / org.example.Ping
+
+# A runtime directory others can read, or one in a writable root, holds no
+# proxy: the bus is closed whole.
+pkill -f "$RT/libsandbox/"
+chmod 755 "$RT"
+expect_status 1 "a runtime directory of mode 0755 holds no proxy" \
+  "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications / org.example.Ping
+expect_output_has "Failed to open connection" "  ...the bus is closed whole"
+chmod 700 "$RT"
+expect_status 1 "a runtime directory in a writable root holds no proxy" \
+  "$L" --sandbox --add-dir "$RT" -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications / org.example.Ping
+expect_output_has "Failed to open connection" "  ...the bus is closed whole"
+
+# Without xdg-dbus-proxy the bus is closed whole (a mount namespace hides it).
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+  pkill -f "$RT/libsandbox/"
+  expect_status 1 "without xdg-dbus-proxy the bus is closed whole" \
+    unshare -m sh -c 'mount --bind /dev/null /usr/bin/xdg-dbus-proxy && exec "$@"' sh \
+    "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications / org.example.Ping
+  expect_output_has "Failed to open connection" "  ...no bus at all"
+elif [ "$(id -u)" != 0 ]; then
+  skip "root: hiding xdg-dbus-proxy needs a mount namespace of the test's own"
+else
+  skip "mountns: hiding xdg-dbus-proxy needs a mount namespace of the test's own"
+fi
+
+# --explain says how the bus is served.
+expect_status 0 "--explain" "$L" --explain --sandbox -- true
+expect_output_has "xdg-dbus-proxy" "  ...names the proxy"
+finish
