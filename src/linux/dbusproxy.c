@@ -39,8 +39,17 @@
 #include <time.h>
 #include <unistd.h>
 
-/* What passes: the bus driver always does (xdg-dbus-proxy's --filter). */
-static const char *const proxy_filter[] = {"--filter", "--talk=org.freedesktop.Notifications"};
+/* What passes: the bus driver always does (xdg-dbus-proxy's --filter), and
+ * the notification interface at its one object, calls and the signals it
+ * sends back. Not --talk: that opens the whole connection owning the name,
+ * every object and interface, by its unique name too, and that connection
+ * is gnome-shell or plasmashell on a desktop (review r67 F3). */
+static const char *const proxy_filter[] = {
+    "--filter",
+    "--call=org.freedesktop.Notifications=org.freedesktop.Notifications.*@/org/freedesktop/"
+    "Notifications",
+    "--broadcast=org.freedesktop.Notifications=org.freedesktop.Notifications.*@/org/freedesktop/"
+    "Notifications"};
 #define N_FILTER (sizeof proxy_filter / sizeof proxy_filter[0])
 
 /* How long a launch waits for a proxy it started (measured: 10-40 ms). */
@@ -120,6 +129,10 @@ static int confinement(const char *status_path, char *out, size_t size)
     for (line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
         size_t len = strcspn(line, "\n");
         int f = strncmp(line, "Seccomp_filters:", 16) == 0;
+        /* Stopped (a command can signal it): its queue fills, its clients
+         * hang. Not usable; the bus closes instead. */
+        if (strncmp(line, "State:\tT", 8) == 0 || strncmp(line, "State:\tt", 8) == 0)
+            return -1;
         if (f || strncmp(line, "Seccomp:", 8) == 0 || strncmp(line, "NoNewPrivs:", 11) == 0) {
             filters |= f;
             if (o + len + 2 >= size)
@@ -173,7 +186,10 @@ static int attempt(const char *sock, int *fd_out, char *why, size_t why_size)
     memset(&a, 0, sizeof a);
     a.sun_family = AF_UNIX;
     snprintf(a.sun_path, sizeof a.sun_path, "/proc/self/fd/%d", fd);
-    s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    /* Non-blocking: a proxy that stopped accepting (stopped by a signal,
+     * out of descriptors) has a full queue, and a blocking connect would
+     * wait forever (review r67 F1). EAGAIN: not usable, the bus closes. */
+    s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (s < 0) {
         snprintf(why, why_size, "socket: %s", strerror(errno));
         close(fd);
@@ -201,8 +217,9 @@ static int attempt(const char *sock, int *fd_out, char *why, size_t why_size)
                      sock, (long)cr.pid);
         else if (!same_confinement(cr.pid))
             snprintf(why, why_size,
-                     "%s is served by a proxy under a seccomp filter or no_new_privs the "
-                     "launcher does not have (pid %ld: started inside a sandbox)",
+                     "%s is served by a stopped proxy, or one under a seccomp filter or "
+                     "no_new_privs the launcher does not have (pid %ld: started inside a "
+                     "sandbox)",
                      sock, (long)cr.pid);
         else
             rc = AT_OK;
@@ -213,6 +230,18 @@ static int attempt(const char *sock, int *fd_out, char *why, size_t why_size)
     else
         close(fd);
     return rc;
+}
+
+/* fork without the host's pthread_atfork handlers, which may wait on locks
+ * other threads held (a library host may have threads): the children only
+ * fork again and exec. */
+static pid_t raw_fork(void)
+{
+#ifdef SYS_fork
+    return (pid_t)syscall(SYS_fork);
+#else
+    return (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+#endif
 }
 
 /* Start a proxy detached from the caller (its own session, reparented to
@@ -234,14 +263,14 @@ static int start(const char *addr, const char *sock)
     argv[3 + N_FILTER] = NULL;
     if (max_fd < 0 || max_fd > 65536)
         max_fd = 65536;
-    pid = fork();
+    pid = raw_fork();
     if (pid < 0)
         return -1;
     if (pid == 0) {
         struct sigaction dfl;
         sigset_t none;
         int sig, nul;
-        if (setsid() < 0 || fork() != 0)
+        if (setsid() < 0 || raw_fork() != 0)
             _exit(0);
         memset(&dfl, 0, sizeof dfl);
         dfl.sa_handler = SIG_DFL;
@@ -301,10 +330,20 @@ int sbx_dbus_proxy_find(const char *dir, const char *bus_real, char **cover, int
         /* One launch starts it; one that waited on the lock finds it. */
         snprintf(lock, sizeof lock, "%s.lock", sock);
         lk = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (lk < 0 || flock(lk, LOCK_EX) != 0) {
-            snprintf(why, why_size, "lock %s: %s", lock, strerror(errno));
-            if (lk >= 0)
+        /* Bounded: a command can read the lock file, and hold a shared
+         * lock on it for as long as it likes (review r67 F2). */
+        for (waited = 0; lk >= 0 && flock(lk, LOCK_EX | LOCK_NB) != 0; waited += 2) {
+            struct timespec ts = {0, 2000000};
+            if (errno != EWOULDBLOCK || waited >= START_WAIT_MS) {
                 close(lk);
+                lk = -1;
+                errno = errno == EWOULDBLOCK ? ETIMEDOUT : errno;
+                break;
+            }
+            nanosleep(&ts, NULL);
+        }
+        if (lk < 0) {
+            snprintf(why, why_size, "lock %s: %s", lock, strerror(errno));
             return -1;
         }
         rc = attempt(sock, &fd, why, why_size);

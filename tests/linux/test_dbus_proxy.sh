@@ -66,15 +66,35 @@ for n in "${outside[@]}" org.freedesktop.Notifications; do
   expect_status 0 "unconfined: $n answers" call "$n"
 done
 
+# The notification interface at its object: what notify-send calls.
+notify=(timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications
+        /org/freedesktop/Notifications org.freedesktop.Notifications.GetServerInformation)
 for mode in --sandbox --confine-fs; do
   expect_status 0 "$mode: org.freedesktop.Notifications answers (through the proxy)" \
-    "$L" $mode -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications / org.example.Ping
+    "$L" $mode -- "${notify[@]}"
   for n in "${outside[@]}"; do
     expect_status 1 "$mode: $n is refused" "$L" $mode -- timeout 20 dbus-send --session --print-reply --dest="$n" / org.example.Ping
     expect_output_has "ServiceUnknown" "  ...unknown to the command"
   done
 done
 [ "$(proxies)" = 1 ] && pass "one proxy serves every launch" || fail "$(proxies) proxies run, wanted 1"
+
+# The connection that owns Notifications (gnome-shell, plasmashell on a
+# desktop) has other objects and interfaces: none of them passes, by the
+# name or by the owner's unique name (review r67 F3: --talk opened them).
+other=(/org/freedesktop/systemd1 org.freedesktop.systemd1.Manager.StartUnit string:evil.service string:replace)
+expect_status 0 "unconfined: the Notifications owner answers on another object" \
+  timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications "${other[@]}"
+expect_status 1 "--sandbox: the Notifications owner's other object is refused" \
+  "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications "${other[@]}"
+expect_status 1 "--sandbox: the notification interface on another object is refused" \
+  "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications \
+  /org/freedesktop/secrets org.freedesktop.Notifications.GetServerInformation
+expect_status 1 "--sandbox: the Notifications owner's unique name reaches no other object" \
+  "$L" --sandbox -- bash -c "$(declare -f lookup)"'
+    u=$(lookup org.freedesktop.Notifications | sed -n "s/.*string \"\(.*\)\"/\1/p")
+    [ -n "$u" ] || { echo "no owner"; exit 2; }
+    timeout 20 dbus-send --session --print-reply --dest="$u" "$@"' sh "${other[@]}"
 sock=$(ls "$RT/libsandbox/" | grep -v lock)
 expect_status 0 "--sandbox: a name lookup works" "$L" --sandbox -- bash -c "$(declare -f lookup); lookup org.freedesktop.Notifications"
 expect_status 1 "--sandbox: the lookup of systemd1 finds nothing" "$L" --sandbox -- bash -c "$(declare -f lookup); lookup org.freedesktop.systemd1"
@@ -86,14 +106,40 @@ expect_output_has "ServiceUnknown" "  ...unknown to the command"
 expect_status 0 "--allow-unix reopens the whole bus" \
   "$L" --sandbox --allow-unix "$RT/bus" -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.systemd1 / org.example.Ping
 expect_status 1 "--deny-unix closes the bus whole" \
-  "$L" --sandbox --deny-unix "$RT/bus" -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications / org.example.Ping
+  "$L" --sandbox --deny-unix "$RT/bus" -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications /org/freedesktop/Notifications org.freedesktop.Notifications.GetServerInformation
 expect_output_has "Failed to open connection" "  ...no bus at all"
 
 # The proxy stopped: the next launch starts another.
 pkill -f "$RT/libsandbox/"
 for _ in $(seq 50); do [ "$(proxies)" = 0 ] && break; sleep 0.05; done
 expect_status 0 "a stopped proxy is started again" \
-  "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications / org.example.Ping
+  "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications /org/freedesktop/Notifications org.freedesktop.Notifications.GetServerInformation
+
+# A command stops the proxy (it can signal it): later launches never hang
+# on its full queue; the bus is closed whole meanwhile (review r67 F1).
+P=$(pgrep -f "$RT/libsandbox/" | head -1)
+expect_status 0 "a command stops the proxy" "$L" --sandbox -- kill -STOP "$P"
+expect_status 1 "  ...a launch then closes the bus whole, without waiting" \
+  timeout 20 "$L" --sandbox -- "${notify[@]}"
+expect_output_has "Failed to open connection" "  ...no bus at all"
+hung=0
+for _ in $(seq 14); do timeout 20 "$L" --sandbox -- true || hung=$((hung + 1)); done
+[ "$hung" = 0 ] && pass "  ...14 launches after it all run" || fail "  ...$hung of 14 launches failed or hung"
+kill -CONT "$P"
+expect_status 0 "  ...and once it runs again, it serves" timeout 20 "$L" --sandbox -- "${notify[@]}"
+
+# A command holds the proxy's lock file (it can read it) while no proxy
+# runs: a launch waits a bounded time, then closes the bus whole (r67 F2).
+expect_status 0 "a command holds the proxy's lock" "$L" --sandbox -- \
+  setsid sh -c 'flock -s "$0" sleep 67.25 </dev/null >/dev/null 2>&1 &' "$RT/libsandbox/$sock.lock"
+sleep 0.3
+pkill -f "$RT/libsandbox/"
+for _ in $(seq 50); do [ "$(proxies)" = 0 ] && break; sleep 0.05; done
+expect_status 1 "  ...a launch closes the bus whole, without waiting for it" \
+  timeout 20 "$L" --sandbox -- "${notify[@]}"
+expect_output_has "Failed to open connection" "  ...no bus at all"
+pkill -f "sleep 67.25"
+sleep 0.2
 
 # An earlier run that could write the runtime directory and reach the whole
 # bus leaves an unfiltered proxy at the name. It lives in that run's mount
@@ -122,7 +168,7 @@ if have python3; then
   pids+=($!)
   for _ in $(seq 100); do [ -S "$RT/libsandbox/$sock" ] && break; sleep 0.05; done
   expect_status 1 "a plain listener at the proxy's name is not taken" \
-    "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications / org.example.Ping
+    "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications /org/freedesktop/Notifications org.freedesktop.Notifications.GetServerInformation
   expect_output_has "Failed to open connection" "  ...the bus is closed whole"
   kill "${pids[-1]}"
   wait "${pids[-1]}" 2>/dev/null
@@ -132,18 +178,18 @@ fi
 # A regular file left at the name is replaced.
 : >"$RT/libsandbox/$sock"
 expect_status 0 "a file left at the proxy's name is replaced by a proxy" \
-  "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications / org.example.Ping
+  "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications /org/freedesktop/Notifications org.freedesktop.Notifications.GetServerInformation
 
 # A runtime directory others can read, or one in a writable root, holds no
 # proxy: the bus is closed whole.
 pkill -f "$RT/libsandbox/"
 chmod 755 "$RT"
 expect_status 1 "a runtime directory of mode 0755 holds no proxy" \
-  "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications / org.example.Ping
+  "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications /org/freedesktop/Notifications org.freedesktop.Notifications.GetServerInformation
 expect_output_has "Failed to open connection" "  ...the bus is closed whole"
 chmod 700 "$RT"
 expect_status 1 "a runtime directory in a writable root holds no proxy" \
-  "$L" --sandbox --add-dir "$RT" -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications / org.example.Ping
+  "$L" --sandbox --add-dir "$RT" -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications /org/freedesktop/Notifications org.freedesktop.Notifications.GetServerInformation
 expect_output_has "Failed to open connection" "  ...the bus is closed whole"
 
 # Without xdg-dbus-proxy the bus is closed whole (a mount namespace hides it).
@@ -151,7 +197,7 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
   pkill -f "$RT/libsandbox/"
   expect_status 1 "without xdg-dbus-proxy the bus is closed whole" \
     unshare -m sh -c 'mount --bind /dev/null /usr/bin/xdg-dbus-proxy && exec "$@"' sh \
-    "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications / org.example.Ping
+    "$L" --sandbox -- timeout 20 dbus-send --session --print-reply --dest=org.freedesktop.Notifications /org/freedesktop/Notifications org.freedesktop.Notifications.GetServerInformation
   expect_output_has "Failed to open connection" "  ...no bus at all"
 elif [ "$(id -u)" != 0 ]; then
   skip "root: hiding xdg-dbus-proxy needs a mount namespace of the test's own"
