@@ -830,11 +830,11 @@ static const char *proxy_note(const struct sbx_unix_ep *e, int bare)
         return bare ? "none: " SBX_DBUS_PROXY_BIN " is not installed, closed whole"
                     : "    closed whole: " SBX_DBUS_PROXY_BIN " is not installed (apt-get "
                       "install xdg-dbus-proxy filters it instead)\n";
-    return bare ? "xdg-dbus-proxy: the bus itself and org.freedesktop.Notifications answer"
+    return bare ? "xdg-dbus-proxy: the bus itself and the notification interface answer"
                 : "    served through xdg-dbus-proxy when the runtime directory is private "
-                  "(0700, in no writable root): the bus itself (names, a lookup) and "
-                  "org.freedesktop.Notifications answer; systemd, the Secret Service, the "
-                  "portals and every other name do not\n";
+                  "(0700, in no writable root): the bus itself (names, a lookup) and the "
+                  "notification interface of org.freedesktop.Notifications answer; systemd, "
+                  "the Secret Service, the portals and everything else do not\n";
 }
 
 void sbx_unix_explain(const sbx_resolved *r, int json, sbx_buf *out)
