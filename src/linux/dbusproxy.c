@@ -52,8 +52,22 @@ static const char *const proxy_filter[] = {
     "Notifications"};
 #define N_FILTER (sizeof proxy_filter / sizeof proxy_filter[0])
 
-/* How long a launch waits for a proxy it started (measured: 10-40 ms). */
+/* How long a launch waits, in all, for the proxies of all its buses: the
+ * lock, then one it started (measured: 10-40 ms). A command can hold the
+ * lock and stop a new proxy before it binds (review r68 F1). */
 #define START_WAIT_MS 3000
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+long long sbx_dbus_deadline(void)
+{
+    return now_ms() + START_WAIT_MS;
+}
 
 int sbx_dbus_proxy_installed(void)
 {
@@ -247,12 +261,12 @@ static pid_t raw_fork(void)
 /* Start a proxy detached from the caller (its own session, reparented to
  * init): it outlives the launch and serves the next ones. Only
  * async-signal-safe calls between fork and exec (a host may have threads). */
-static int start(const char *addr, const char *sock)
+static int start(const char *addr, const char *sock, pid_t *proxy)
 {
     char *argv[3 + N_FILTER + 1], *envp[1] = {NULL};
     long max_fd = sysconf(_SC_OPEN_MAX);
     size_t i;
-    int st;
+    int st, p[2];
     pid_t pid;
 
     argv[0] = (char *)SBX_DBUS_PROXY_BIN;
@@ -263,15 +277,28 @@ static int start(const char *addr, const char *sock)
     argv[3 + N_FILTER] = NULL;
     if (max_fd < 0 || max_fd > 65536)
         max_fd = 65536;
-    pid = raw_fork();
-    if (pid < 0)
+    *proxy = -1;
+    /* The middle child reports the proxy's pid: one that never answers is
+     * killed, not left behind (review r68 F2). */
+    if (pipe2(p, O_CLOEXEC) != 0)
         return -1;
+    pid = raw_fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
     if (pid == 0) {
         struct sigaction dfl;
         sigset_t none;
         int sig, nul;
-        if (setsid() < 0 || raw_fork() != 0)
+        pid_t g;
+        if (setsid() < 0 || (g = raw_fork()) < 0)
             _exit(0);
+        if (g > 0) {
+            ssize_t w = write(p[1], &g, sizeof g);
+            _exit(w == (ssize_t)sizeof g ? 0 : 1);
+        }
         memset(&dfl, 0, sizeof dfl);
         dfl.sa_handler = SIG_DFL;
         for (sig = 1; sig < 65; sig++)
@@ -290,17 +317,22 @@ static int start(const char *addr, const char *sock)
         execve(SBX_DBUS_PROXY_BIN, argv, envp);
         _exit(127);
     }
+    close(p[1]);
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
+    if (read(p[0], proxy, sizeof *proxy) != (ssize_t)sizeof *proxy)
+        *proxy = -1;
+    close(p[0]);
     return 0;
 }
 
-int sbx_dbus_proxy_find(const char *dir, const char *bus_real, char **cover, int *cover_fd,
-                        char *why, size_t why_size)
+int sbx_dbus_proxy_find(const char *dir, const char *bus_real, long long deadline, char **cover,
+                        int *cover_fd, char *why, size_t why_size)
 {
     char sock[PATH_MAX], lock[PATH_MAX + 8], addr[3 * PATH_MAX + 16];
     struct stat st;
-    int rc, fd = -1, lk, waited;
+    int rc, fd = -1, lk;
+    pid_t proxy;
 
     *cover = NULL;
     *cover_fd = -1;
@@ -332,9 +364,9 @@ int sbx_dbus_proxy_find(const char *dir, const char *bus_real, char **cover, int
         lk = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
         /* Bounded: a command can read the lock file, and hold a shared
          * lock on it for as long as it likes (review r67 F2). */
-        for (waited = 0; lk >= 0 && flock(lk, LOCK_EX | LOCK_NB) != 0; waited += 2) {
+        while (lk >= 0 && flock(lk, LOCK_EX | LOCK_NB) != 0) {
             struct timespec ts = {0, 2000000};
-            if (errno != EWOULDBLOCK || waited >= START_WAIT_MS) {
+            if (errno != EWOULDBLOCK || now_ms() >= deadline) {
                 close(lk);
                 lk = -1;
                 errno = errno == EWOULDBLOCK ? ETIMEDOUT : errno;
@@ -349,11 +381,11 @@ int sbx_dbus_proxy_find(const char *dir, const char *bus_real, char **cover, int
         rc = attempt(sock, &fd, why, why_size);
         if (rc == AT_ABSENT) {
             (void)unlink(sock);
-            if (start(addr, sock) != 0) {
+            if (start(addr, sock, &proxy) != 0) {
                 snprintf(why, why_size, "cannot start %s: %s", SBX_DBUS_PROXY_BIN,
                          strerror(errno));
             } else {
-                for (waited = 0; rc == AT_ABSENT && waited < START_WAIT_MS; waited += 2) {
+                while (rc == AT_ABSENT && now_ms() < deadline) {
                     struct timespec ts = {0, 2000000};
                     nanosleep(&ts, NULL);
                     rc = attempt(sock, &fd, why, why_size);
@@ -361,6 +393,9 @@ int sbx_dbus_proxy_find(const char *dir, const char *bus_real, char **cover, int
                 if (rc == AT_ABSENT)
                     snprintf(why, why_size, "%s did not answer at %s within %d ms",
                              SBX_DBUS_PROXY_BIN, sock, START_WAIT_MS);
+                /* Ours, and useless (stopped, say): not left running. */
+                if (rc != AT_OK && proxy > 0)
+                    (void)kill(proxy, SIGKILL);
             }
         }
         close(lk);

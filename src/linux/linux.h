@@ -390,10 +390,12 @@ void sbx_unix_proxy_buses(const sbx_resolved *r, struct sbx_unix_list *l);
 #define SBX_DBUS_PROXY_BIN "/usr/bin/xdg-dbus-proxy"
 int sbx_dbus_proxy_installed(void);
 /* Find (or start) the proxy for the bus at `bus_real` in the private folder
- * `dir`: 0 with its socket path and an O_PATH descriptor of it, or -1 with
+ * `dir`, waiting until `deadline` at most: 0 with its socket path and an O_PATH descriptor of it, or -1 with
  * `why`. */
-int sbx_dbus_proxy_find(const char *dir, const char *bus_real, char **cover, int *cover_fd,
-                        char *why, size_t why_size);
+int sbx_dbus_proxy_find(const char *dir, const char *bus_real, long long deadline, char **cover,
+                        int *cover_fd, char *why, size_t why_size);
+/* The deadline for all of one launch's proxies (monotonic ms). */
+long long sbx_dbus_deadline(void);
 /* Async-signal-safe: a descriptor of this mount namespace's own reaching the
  * checked inode, named in `src` ("/proc/self/fd/N"), or -1 (then cover with
  * /dev/null). */

@@ -698,6 +698,7 @@ void sbx_unix_proxy_buses(const sbx_resolved *r, struct sbx_unix_list *l)
     struct stat st;
     size_t i;
     int have_dir = -1;
+    long long deadline = sbx_dbus_deadline();
     for (i = 0; i < l->n; i++) {
         struct sbx_unix_ep *e = &l->e[i];
         /* A bus the host named with --deny-unix stays closed whole; one of
@@ -714,7 +715,8 @@ void sbx_unix_proxy_buses(const sbx_resolved *r, struct sbx_unix_list *l)
             roots_free(&rt);
         }
         if (have_dir)
-            (void)sbx_dbus_proxy_find(dir, e->real, &e->cover, &e->cover_fd, why, sizeof why);
+            (void)sbx_dbus_proxy_find(dir, e->real, deadline, &e->cover, &e->cover_fd, why,
+                                      sizeof why);
     }
 }
 

@@ -145,6 +145,57 @@ if have python3; then
   expect_output_has "Failed to open connection" "  ...no bus at all"
   pkill -f "$hold"
   sleep 0.2
+
+  # Both waits at once: a command holds the lock for 2.5 s, then stops every
+  # new proxy before it binds. A launch beside it gives up after one 3 s
+  # deadline in all (review r68 F1: 5.7-9.2 s), and kills the proxy it
+  # started rather than leave it stopped (r68 F2).
+  cat >"$base/proj/attack.py" <<'PY'
+import fcntl, os, signal, sys, time
+lock, rt, hold, dur, ready = sys.argv[1], sys.argv[2].encode(), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
+def proxies():
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                c = open("/proc/%s/cmdline" % p, "rb").read()
+            except OSError:
+                continue
+            if c.startswith(b"/usr/bin/xdg-dbus-proxy") and rt in c:
+                yield int(p)
+f = open(lock)
+fcntl.flock(f, fcntl.LOCK_SH)
+for p in proxies():
+    os.kill(p, signal.SIGKILL)
+open(ready, "w").close()
+t0 = time.time()
+while time.time() - t0 < dur:
+    if f and time.time() - t0 > hold:
+        f.close()
+        f = None
+    for p in proxies():
+        try:
+            os.kill(p, signal.SIGSTOP)
+        except OSError:
+            pass
+    time.sleep(0.001)
+PY
+  rm -f "$base/proj/ready"
+  "$L" --sandbox -- /usr/bin/python3 "$base/proj/attack.py" "$RT/libsandbox/$sock.lock" "$RT" 2.5 8 \
+    "$base/proj/ready" &
+  apid=$!
+  for _ in $(seq 100); do [ -e "$base/proj/ready" ] && break; sleep 0.05; done
+  t0=$(date +%s%N)
+  expect_status 1 "a launch beside a command that holds the lock, then stops new proxies, closes the bus" \
+    timeout 20 "$L" --sandbox -- "${notify[@]}"
+  ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  [ "$ms" -lt 4500 ] && pass "  ...within one deadline ($ms ms)" || fail "  ...after $ms ms (one deadline is 3000)"
+  wait "$apid"
+  stopped=0
+  for p in $(pgrep -f "$RT/libsandbox/"); do
+    grep -q '^State:.T' "/proc/$p/status" 2>/dev/null && stopped=$((stopped + 1))
+  done
+  [ "$stopped" = 0 ] && pass "  ...and left no stopped proxy behind" || fail "  ...$stopped stopped proxies left"
+  pkill -f "$RT/libsandbox/"
 fi
 
 # An earlier run that could write the runtime directory and reach the whole
