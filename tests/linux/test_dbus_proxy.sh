@@ -26,7 +26,7 @@ RT=$base/rt
 pids=()
 cleanup() {
   local p
-  pkill -f "$RT/libsandbox" 2>/dev/null
+  pkill -KILL -f "$RT/libsandbox" 2>/dev/null  # (a stopped process ignores TERM until continued)
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
   rm -rf "$base"
 }
