@@ -21,6 +21,7 @@
  * closes the bus whole, as before. docs/unix-endpoints.md. */
 #define _GNU_SOURCE
 #include "linux.h"
+#include "supervisor.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -130,15 +131,9 @@ static int confinement(const char *status_path, char *out, size_t size)
 {
     char buf[4096], *line;
     size_t o = 0;
-    ssize_t n;
-    int fd = open(status_path, O_RDONLY | O_CLOEXEC), filters = 0;
-    if (fd < 0)
+    int filters = 0;
+    if (sbx_read_small(status_path, buf, sizeof buf) <= 0)
         return -1;
-    n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
     out[0] = '\0';
     for (line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
         size_t len = strcspn(line, "\n");
