@@ -1588,6 +1588,81 @@ out:
         close(sock);
 }
 
+/* ---- connect records (issue 20) ----
+ * A connect to a privileged socket or a protected file meets the mask that
+ * covers it: /dev/null, bound over the name, where the kernel answers
+ * ECONNREFUSED as for any file that is not a socket. The kernel decides;
+ * this only names the refusal for the records: it reads the address, looks
+ * at what the name leads to from the calling thread's working directory
+ * (following links, as connect does, without triggering an automount), and
+ * records the name when that is /dev/null. Then the call goes on
+ * (SECCOMP_USER_NOTIF_FLAG_CONTINUE) and the kernel resolves the address
+ * itself: a thread that rewrites it meanwhile can only make its own record
+ * wrong, never reach more. Abstract names, other families and unreadable
+ * addresses go on unrecorded. */
+void sbx_guard_serve_connect(struct sbx_sup *s, const struct sbx_notif *n)
+{
+    const struct sbx_syscall *c = n->call;
+    unsigned char sa[2 + GUARD_SUN_PATH];
+    char path[GUARD_SUN_PATH + 1];
+    uint32_t mux[3];
+    uint64_t addr = c->path;
+    int len = c->addrlen, base = AT_FDCWD, e = 0;
+    unsigned short family = 0;
+    struct stat st;
+
+    if (c->mux && (e = read_mem(n->tid, c->path, mux, sizeof mux)) == 0) {
+        addr = mux[1];
+        len = (int)mux[2];
+    }
+    /* More than a sockaddr_un is EINVAL from the kernel: nothing reached. */
+    if (e || len <= 2 || len > (int)sizeof sa ||
+        read_mem(n->tid, addr, sa, (size_t)len) != 0)
+        goto go_on;
+    memcpy(&family, sa, sizeof family);
+    if (family != AF_UNIX || sa[2] == '\0')
+        goto go_on;
+    {
+        size_t pl = (size_t)len - 2;
+        const unsigned char *z = memchr(sa + 2, '\0', pl);
+        if (z)
+            pl = (size_t)(z - (sa + 2));
+        memcpy(path, sa + 2, pl);
+        path[pl] = '\0';
+    }
+    rewrite_self(path, n->tid);
+    if (path[0] != '/' && open_base(n->tid, AT_FDCWD, &base) != 0)
+        goto go_on;
+    if (fstatat(base, path, &st, AT_NO_AUTOMOUNT) == 0 && S_ISCHR(st.st_mode) &&
+        major(st.st_rdev) == 1 && minor(st.st_rdev) == 3) {
+        char link[32], shown[PATH_BUF];
+        ssize_t k = -1;
+        size_t pl = strlen(path);
+        /* The name as the command spelled it, from its working directory
+         * when relative (the record names the endpoint, not the mask). */
+        if (path[0] != '/') {
+            fd_path(link, base);
+            k = readlink(link, shown, PATH_MAX);
+        }
+        if (k > 0 && k < PATH_MAX && (size_t)k + 1 + pl < sizeof shown) {
+            if (!(k == 1 && shown[0] == '/'))
+                shown[k++] = '/';
+            memcpy(shown + k, path, pl + 1);
+        } else {
+            memcpy(shown, path, pl + 1);
+        }
+        struct sbx_syscall named = *c;
+        struct sbx_notif rec = *n;
+        named.family = AF_UNIX;
+        rec.call = &named;
+        sbx_sup_record(s, &rec, SBX_REC_UNIX, SBX_ACT_ECONNREFUSED, shown, NULL);
+    }
+go_on:
+    if (base >= 0)
+        close(base);
+    sbx_sup_continue(s, n->id);
+}
+
 void sbx_guard_serve(struct sbx_sup *s, const struct sbx_notif *n)
 {
     char path[PATH_BUF], old[PATH_BUF], spare[PATH_BUF], refused[PATH_BUF];

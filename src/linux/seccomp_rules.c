@@ -60,6 +60,7 @@ const struct sbx_sc_family_set sbx_sc_inet_families = {
 #define KERNEL SBX_SC_KERNEL
 #define USERNS SBX_SC_USERNS
 #define PROCS SBX_SC_PROCS
+#define UNIXREC SBX_SC_UNIXREC
 
 #define ALWAYS(g, name, act, why)                                                                  \
     {g, SBX_SC_ABI_ALL, name, SBX_SC_ALWAYS, 0, 0, 0, NULL, act, "", why, 0}
@@ -299,6 +300,12 @@ const struct sbx_sc_rule sbx_sc_rules[] = {
      * guard performs the others as given (issue 18, F3). */
     ALWAYS(CREATE, "bind", SBX_SC_NOTIFY,
            "an AF_UNIX path socket is a new name (objects, refs, .env.x as sockets)"),
+    /* Records only: the supervisor reads the address and, when it names a
+     * mask (a privileged socket or protected file covered by /dev/null),
+     * records the refusal; the call then goes on and the kernel answers
+     * (issue 20). libseccomp adds i386 socketcall(SYS_CONNECT). */
+    ALWAYS(UNIXREC, "connect", SBX_SC_NOTIFY,
+           "a connect refused by a mask is recorded with its path; the kernel still answers"),
     ALWAYS(CREATE, "landlock_restrict_self", SBX_SC_EPERM,
            "the guard creates names in its own Landlock domain; a stricter domain the command "
            "added for itself would not bind what the guard does for it"),
@@ -383,7 +390,7 @@ static const struct {
     [SBX_SC_V_READ_ONLY] = {"read-only", RO | PROCS | NOSOCK | FS | TTY | KERNEL | USERNS, 0, 1, 0},
     [SBX_SC_V_READ_ONLY_EPERM] = {"read-only-eperm",
                                   RO | PROCS | NOSOCK | FS | TTY | KERNEL | USERNS, 1, 1, 0},
-    [SBX_SC_V_CREATE_NOTIFY] = {"create-notify", CREATE, 0, 0, SBX_SC_K_NOTIFY},
+    [SBX_SC_V_CREATE_NOTIFY] = {"create-notify", CREATE | UNIXREC, 0, 0, SBX_SC_K_NOTIFY},
     [SBX_SC_V_NO_USERNS] = {"no-userns", USERNS, 0, 0, 0},
     [SBX_SC_V_CONFINED_SUP] = {"confined-supervised", FS | TTY | KERNEL | PROCS, 0, 0,
                                SBX_SC_K_SUPERVISED},
@@ -394,10 +401,13 @@ static const struct {
     [SBX_SC_V_READ_ONLY_SUP] = {"read-only-supervised",
                                 RO | PROCS | NOSOCK | FS | TTY | KERNEL | USERNS, 0, 1,
                                 SBX_SC_K_SUPERVISED},
-    [SBX_SC_V_NOTIFY_CONFINED] = {"notify-confined", FS, 0, 0, SBX_SC_K_NOTIFY},
+    [SBX_SC_V_NOTIFY_CONFINED] = {"notify-confined", FS | UNIXREC, 0, 0, SBX_SC_K_NOTIFY},
     [SBX_SC_V_NOTIFY_NET] = {"notify-net", NET, 0, 0, SBX_SC_K_NOTIFY},
     [SBX_SC_V_NOTIFY_READ_ONLY] = {"notify-read-only", NOSOCK, 0, 0, SBX_SC_K_NOTIFY},
-    [SBX_SC_V_CREATE_NOTIFY_NET] = {"create-notify-net", CREATE | NET, 0, 0, SBX_SC_K_NOTIFY},
+    [SBX_SC_V_CREATE_NOTIFY_NET] = {"create-notify-net", CREATE | NET | UNIXREC, 0, 0,
+                                    SBX_SC_K_NOTIFY},
+    [SBX_SC_V_NOTIFY_NET_CONFINED] = {"notify-net-confined", NET | UNIXREC, 0, 0,
+                                      SBX_SC_K_NOTIFY},
 };
 
 unsigned sbx_sc_variant_groups(int v)
@@ -503,9 +513,10 @@ int sbx_sc_notify_variant(int plain, int guard)
     switch (plain) {
     case SBX_SC_V_NET:
     case SBX_SC_V_NET_EPERM:
+        return guard ? SBX_SC_V_CREATE_NOTIFY_NET : SBX_SC_V_NOTIFY_NET;
     case SBX_SC_V_NET_CONFINED:
     case SBX_SC_V_NET_CONFINED_EPERM:
-        return guard ? SBX_SC_V_CREATE_NOTIFY_NET : SBX_SC_V_NOTIFY_NET;
+        return guard ? SBX_SC_V_CREATE_NOTIFY_NET : SBX_SC_V_NOTIFY_NET_CONFINED;
     case SBX_SC_V_READ_ONLY:
     case SBX_SC_V_READ_ONLY_EPERM:
         return SBX_SC_V_NOTIFY_READ_ONLY; /* read-only creates nothing: no guard */
@@ -538,8 +549,9 @@ int sbx_sc_rule_in_variant(const struct sbx_sc_rule *rule, int v, int *action)
             return 1;
         }
         /* The guard's own refusals (openat2, io_uring, Landlock) stay:
-         * some modes have no main program to refuse them. */
-        return (rule->groups & groups & SBX_SC_CREATE) != 0;
+         * some modes have no main program to refuse them. The connect
+         * records' rule is the listener's own too. */
+        return (rule->groups & groups & (SBX_SC_CREATE | SBX_SC_UNIXREC)) != 0;
     default:
         return 1;
     }
@@ -566,6 +578,8 @@ static const char *group_name(unsigned g)
         return "no-user-namespaces";
     case SBX_SC_PROCS:
         return "other-processes";
+    case SBX_SC_UNIXREC:
+        return "connect-records";
     default:
         return "terminal";
     }

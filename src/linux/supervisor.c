@@ -214,6 +214,17 @@ void sbx_sup_respond(const struct sbx_sup *s, uint64_t id, long long val, int er
     (void)ioctl(s->lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
+/* Let the call go on: the kernel answers it as if never stopped. Only for
+ * records, never for a decision (the kernel reads the arguments again). */
+void sbx_sup_continue(const struct sbx_sup *s, uint64_t id)
+{
+    struct seccomp_notif_resp resp;
+    memset(&resp, 0, sizeof resp);
+    resp.id = id;
+    resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    (void)ioctl(s->lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
 void sbx_sup_record(struct sbx_sup *s, const struct sbx_notif *n, int kind, int action,
                     const char *path, const struct sbx_task_info *known)
 {
@@ -257,6 +268,10 @@ static void serve_call(struct sbx_sup *s, const struct sbx_backlog_call *c)
     if (call.op == SBX_OP_SOCKET || call.op == SBX_OP_SOCKETCALL ||
         call.op == SBX_OP_IO_URING_SETUP) {
         sbx_refusal_serve(s, &n);
+        return;
+    }
+    if (call.op == SBX_OP_CONNECT) {
+        sbx_guard_serve_connect(s, &n);
         return;
     }
     s->backlog_want = 0;

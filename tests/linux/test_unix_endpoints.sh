@@ -142,6 +142,58 @@ for p in "${priv[@]}"; do
     refused "$p" && pass "  ...$p still refused" || fail "  ...$p reopened too"
   fi
 done
+# A supervised run records each refusal with the endpoint's name (the
+# kernel still answers: the supervisor only reads the address), and nothing
+# for the sockets that answered. Checked from the outcome the host reads.
+expect_status 0 "supervised: each refused endpoint is a record with its name" \
+  run_client "$L" --sandbox --allow-unix "$RT/systemd/private" --outcome-fd 3 -- 3>"$base/out.json"
+refused "$RT/docker.sock" && pass "  ...still refused" || fail "  ...not refused"
+want=$(printf '%s\n' "${priv[@]}" "$deputy" | grep -vxF "$RT/systemd/private" | sort | tr '\n' ' ')
+if /usr/bin/python3 -c '
+import json, sys
+o = json.load(open(sys.argv[1]))
+recs = [r for r in o["records"] if r["kind"] == "closed_endpoint"]
+got = " ".join(sorted(r["path"] for r in recs)) + " "
+ok = got == sys.argv[2] and all(r["syscall"] == "connect" and r["action"] == "ECONNREFUSED"
+                               and r["family_name"] == "AF_UNIX" and r["comm"] == "python3"
+                               and r["count"] == 1 for r in recs)
+sys.exit(0 if ok else 1)' "$base/out.json" "$want"; then
+  pass "  ...one record per closed endpoint, none for the allowed or the agent's"
+else fail "  ...records differ: $(cat "$base/out.json")"; fi
+# A relative name and a link: the record names what the command connected
+# to, from its own working directory; the summary line says it in words.
+ln -s "$RT/docker.sock" "$base/proj/dock"
+expect_status 0 "supervised: a relative name and a link are recorded as spelled" \
+  env -C "$RT" "${ENV[@]}" "$L" --sandbox --outcome-fd 3 -- \
+  python3 "$base/proj/client.py" docker.sock "$base/proj/dock" 3>"$base/out.json"
+if /usr/bin/python3 -c '
+import json, sys
+o = json.load(open(sys.argv[1]))
+got = sorted(r["path"] for r in o["records"] if r["kind"] == "closed_endpoint")
+sys.exit(0 if got == sorted([sys.argv[2] + "/docker.sock", sys.argv[3]]) else 1)' \
+  "$base/out.json" "$RT" "$base/proj/dock"; then
+  pass "  ...both names recorded"
+else fail "  ...$(cat "$base/out.json")"; fi
+expect_status 1 "--report names a refused endpoint in words" \
+  "${ENV[@]}" "$L" --sandbox --report -- sh -c "python3 '$base/proj/client.py' '$RT/docker.sock'; exit 1"
+expect_output_has "tried to connect to $RT/docker.sock, a local endpoint the sandbox closes" \
+  "  ...the line names the socket"
+
+# The 32-bit spellings stop too: i386 connect(2) and socketcall(SYS_CONNECT),
+# whose arguments are in memory.
+if have i386; then
+  for m in connect connectcall; do
+    expect_status 1 "supervised: an i386 $m to a closed endpoint is recorded" \
+      "${ENV[@]}" "$L" --sandbox --outcome-fd 3 -- "$P/sock_compat" $m "$RT/docker.sock" 3>"$base/out.json"
+    expect_output_has "errno 111" "  ...refused by the kernel"
+    grep -qF "\"kind\":\"closed_endpoint\",\"certain\":true,\"syscall\":\"$( [ $m = connect ] && echo connect || echo socketcall)\",\"abi\":\"compat\"" "$base/out.json" &&
+      grep -qF "\"path\":\"$RT/docker.sock\"" "$base/out.json" && pass "  ...recorded" ||
+      fail "  ...$(cat "$base/out.json")"
+  done
+else
+  skip "i386: this kernel runs no 32-bit x86 code (int 0x80), so no i386 connect to record"
+fi
+
 # Through a link to the socket: the name is resolved before comparing.
 ln -s "$H/.docker/run/docker.sock" "$base/link.sock"
 expect_status 0 "--allow-unix through a link names the socket it reaches" \
