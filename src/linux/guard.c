@@ -1595,7 +1595,8 @@ out:
  * this only names the refusal for the records: it reads the address, looks
  * at what the name leads to from the calling thread's working directory
  * (following links, as connect does, without triggering an automount), and
- * records the name when that is /dev/null. Then the call goes on
+ * when that is a mask (/dev/null bound elsewhere) records the mask's own
+ * name, the endpoint's. Then the call goes on
  * (SECCOMP_USER_NOTIF_FLAG_CONTINUE) and the kernel resolves the address
  * itself: a thread that rewrites it meanwhile can only make its own record
  * wrong, never reach more. Abstract names, other families and unreadable
@@ -1607,7 +1608,7 @@ void sbx_guard_serve_connect(struct sbx_sup *s, const struct sbx_notif *n)
     char path[GUARD_SUN_PATH + 1];
     uint32_t mux[3];
     uint64_t addr = c->path;
-    int len = c->addrlen, base = AT_FDCWD, e = 0;
+    int len = c->addrlen, base = AT_FDCWD, e = 0, fd;
     unsigned short family = 0;
     struct stat st;
 
@@ -1634,28 +1635,30 @@ void sbx_guard_serve_connect(struct sbx_sup *s, const struct sbx_notif *n)
     if (path[0] != '/' && open_base(n->tid, AT_FDCWD, &base) != 0)
         goto go_on;
     if (fstatat(base, path, &st, AT_NO_AUTOMOUNT) == 0 && S_ISCHR(st.st_mode) &&
-        major(st.st_rdev) == 1 && minor(st.st_rdev) == 3) {
-        char link[32], shown[PATH_BUF];
-        ssize_t k = -1;
-        size_t pl = strlen(path);
-        /* The name as the command spelled it, from its working directory
-         * when relative (the record names the endpoint, not the mask). */
-        if (path[0] != '/') {
-            fd_path(link, base);
-            k = readlink(link, shown, PATH_MAX);
-        }
-        if (k > 0 && k < PATH_MAX && (size_t)k + 1 + pl < sizeof shown) {
-            if (!(k == 1 && shown[0] == '/'))
-                shown[k++] = '/';
-            memcpy(shown + k, path, pl + 1);
-        } else {
-            memcpy(shown, path, pl + 1);
-        }
+        major(st.st_rdev) == 1 && minor(st.st_rdev) == 3 &&
+        (fd = openat(base, path, O_PATH | O_CLOEXEC)) >= 0) {
+        char link[32], real[PATH_BUF];
         struct sbx_syscall named = *c;
         struct sbx_notif rec = *n;
-        named.family = AF_UNIX;
-        rec.call = &named;
-        sbx_sup_record(s, &rec, SBX_REC_UNIX, SBX_ACT_ECONNREFUSED, shown, NULL);
+        ssize_t k;
+        struct stat again;
+        /* The name of the mask's mount point, the endpoint --allow-unix
+         * names: not the spelling, which may be a link the command planted
+         * (a record read as advice must not name the link). /dev/null
+         * itself, or a link to it, is no mask: the kernel refuses that
+         * connect too, and nothing is recorded. */
+        fd_path(link, fd);
+        k = readlink(link, real, PATH_MAX);
+        if (k > 0 && k < PATH_MAX && fstat(fd, &again) == 0 && again.st_ino == st.st_ino &&
+            again.st_dev == st.st_dev) {
+            real[k] = '\0';
+            if (strcmp(real, "/dev/null") != 0) {
+                named.family = AF_UNIX;
+                rec.call = &named;
+                sbx_sup_record(s, &rec, SBX_REC_UNIX, SBX_ACT_ECONNREFUSED, real, NULL);
+            }
+        }
+        close(fd);
     }
 go_on:
     if (base >= 0)
