@@ -23,6 +23,7 @@
 #include "linux.h"
 #include "supervisor.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -168,7 +169,7 @@ enum { AT_OK, AT_ABSENT, AT_FOREIGN };
 /* Connect to the socket at `sock` through an O_PATH descriptor (so the
  * check and the later bind are about one inode) and check who listens.
  * AT_OK leaves the descriptor in *fd_out. */
-static int attempt(const char *sock, int *fd_out, char *why, size_t why_size)
+static int attempt(const char *sock, int *fd_out, pid_t *pid_out, char *why, size_t why_size)
 {
     struct sockaddr_un a;
     struct ucred cr;
@@ -234,10 +235,13 @@ static int attempt(const char *sock, int *fd_out, char *why, size_t why_size)
             rc = AT_OK;
     }
     close(s);
-    if (rc == AT_OK)
+    if (rc == AT_OK) {
         *fd_out = fd;
-    else
+        if (pid_out)
+            *pid_out = cr.pid;
+    } else {
         close(fd);
+    }
     return rc;
 }
 
@@ -321,6 +325,120 @@ static int start(const char *addr, const char *sock, pid_t *proxy)
     return 0;
 }
 
+/* The bus a checked proxy serves, from its command line (argv[1], D-Bus
+ * escaped; argv[2] must be `sock`), and only when its name is the one this
+ * library gives that bus with this filter: 0, or -1 for anything else. */
+static int proxy_bus(pid_t pid, const char *sock, char *bus, size_t size)
+{
+    char p[64], cmd[3 * PATH_MAX + 64], name[32];
+    const char *a1, *a2, *in, *slash;
+    size_t o = 0;
+    ssize_t n;
+    int fd;
+    snprintf(p, sizeof p, "/proc/%ld/cmdline", (long)pid);
+    fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    n = read(fd, cmd, sizeof cmd - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    cmd[n] = '\0';
+    a1 = memchr(cmd, '\0', (size_t)n);
+    if (!a1 || a1 + 1 >= cmd + n)
+        return -1;
+    a1++;
+    a2 = a1 + strlen(a1) + 1;
+    if (a2 >= cmd + n || strcmp(a2, sock) != 0 || strncmp(a1, "unix:path=", 10) != 0)
+        return -1;
+    for (in = a1 + 10; *in; in++) {
+        unsigned v;
+        if (o + 1 >= size)
+            return -1;
+        if (*in == '%') {
+            if (sscanf(in + 1, "%2x", &v) != 1 || !in[1] || !in[2] || v == 0)
+                return -1;
+            bus[o++] = (char)v;
+            in += 2;
+        } else {
+            bus[o++] = *in;
+        }
+    }
+    bus[o] = '\0';
+    slash = strrchr(sock, '/');
+    snprintf(name, sizeof name, "dbus-%016llx", (unsigned long long)proxy_hash(bus));
+    return slash && strcmp(slash + 1, name) == 0 ? 0 : -1;
+}
+
+/* Is a bus gone: nothing at its name, no socket, or a socket nobody
+ * listens on. A full queue or any other answer counts as there. */
+static int bus_gone(const char *bus)
+{
+    struct sockaddr_un a;
+    struct stat st;
+    int s, gone;
+    if (lstat(bus, &st) != 0)
+        return errno == ENOENT || errno == ENOTDIR;
+    if (!S_ISSOCK(st.st_mode))
+        return 1;
+    if (strlen(bus) >= sizeof a.sun_path)
+        return 0;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    memcpy(a.sun_path, bus, strlen(bus) + 1);
+    s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (s < 0)
+        return 0;
+    gone = connect(s, (struct sockaddr *)&a, sizeof a) != 0 && errno == ECONNREFUSED;
+    close(s);
+    return gone;
+}
+
+/* Proxies of buses that are gone stay otherwise: a dbus-run-session per
+ * job leaves one each (review r67 F4). A launch that has just started a
+ * proxy (a new bus appeared) ends the others in the folder whose bus no
+ * longer answers: each checked as a proxy is before use (ours, this
+ * user's, this mount namespace, this confinement), serving the bus its
+ * name stands for, pinned by a pidfd and checked again before the signal,
+ * and only under its lock, so no launch is starting one there meanwhile.
+ * Its socket goes with it; the empty lock file stays. */
+static void reap_gone(const char *dir, const char *keep)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    if (!d)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        char sock[PATH_MAX], lock[PATH_MAX + 8], why[256], bus[PATH_MAX], again[PATH_MAX];
+        pid_t pid = -1;
+        int fd, lk, pfd;
+        if (strncmp(e->d_name, "dbus-", 5) != 0 || strlen(e->d_name) != 21 ||
+            (size_t)snprintf(sock, sizeof sock, "%s/%s", dir, e->d_name) >= sizeof sock ||
+            strcmp(sock, keep) == 0)
+            continue;
+        snprintf(lock, sizeof lock, "%s.lock", sock);
+        lk = open(lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        if (lk < 0)
+            continue;
+        if (flock(lk, LOCK_EX | LOCK_NB) != 0) {
+            close(lk);
+            continue;
+        }
+        if (attempt(sock, &fd, &pid, why, sizeof why) == AT_OK) {
+            close(fd);
+            if (proxy_bus(pid, sock, bus, sizeof bus) == 0 && bus_gone(bus) &&
+                (pfd = (int)syscall(SYS_pidfd_open, (long)pid, 0)) >= 0) {
+                if (proxy_bus(pid, sock, again, sizeof again) == 0 && strcmp(bus, again) == 0 &&
+                    syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0) == 0)
+                    (void)unlink(sock);
+                close(pfd);
+            }
+        }
+        close(lk);
+    }
+    closedir(d);
+}
+
 int sbx_dbus_proxy_find(const char *dir, const char *bus_real, long long deadline, char **cover,
                         int *cover_fd, char *why, size_t why_size)
 {
@@ -352,7 +470,7 @@ int sbx_dbus_proxy_find(const char *dir, const char *bus_real, long long deadlin
         snprintf(why, why_size, "%s is not a private folder of this user (mode 0700)", dir);
         return -1;
     }
-    rc = attempt(sock, &fd, why, why_size);
+    rc = attempt(sock, &fd, NULL, why, why_size);
     if (rc == AT_ABSENT) {
         /* One launch starts it; one that waited on the lock finds it. */
         snprintf(lock, sizeof lock, "%s.lock", sock);
@@ -373,7 +491,7 @@ int sbx_dbus_proxy_find(const char *dir, const char *bus_real, long long deadlin
             snprintf(why, why_size, "lock %s: %s", lock, strerror(errno));
             return -1;
         }
-        rc = attempt(sock, &fd, why, why_size);
+        rc = attempt(sock, &fd, NULL, why, why_size);
         if (rc == AT_ABSENT) {
             (void)unlink(sock);
             if (start(addr, sock, &proxy) != 0) {
@@ -383,11 +501,13 @@ int sbx_dbus_proxy_find(const char *dir, const char *bus_real, long long deadlin
                 while (rc == AT_ABSENT && now_ms() < deadline) {
                     struct timespec ts = {0, 2000000};
                     nanosleep(&ts, NULL);
-                    rc = attempt(sock, &fd, why, why_size);
+                    rc = attempt(sock, &fd, NULL, why, why_size);
                 }
                 if (rc == AT_ABSENT)
                     snprintf(why, why_size, "%s did not answer at %s within %d ms",
                              SBX_DBUS_PROXY_BIN, sock, START_WAIT_MS);
+                if (rc == AT_OK)
+                    reap_gone(dir, sock);
                 /* Ours, and useless (stopped, say): not left running. */
                 if (rc != AT_OK && proxy > 0)
                     (void)kill(proxy, SIGKILL);

@@ -211,6 +211,32 @@ PY
   pkill -f "$RT/libsandbox/"
 fi
 
+# Proxies of buses that are gone end when a launch starts one for a new
+# bus (review r67 F4: a dbus-run-session per job left one each, forever);
+# a proxy whose bus still answers stays.
+newbus() { # newbus NAME: a session bus of its own at $RT/NAME
+  dbus-daemon --session --address="unix:path=$RT/$1" --nofork --nopidfile 2>/dev/null &
+  pids+=($!)
+  for _ in $(seq 100); do [ -S "$RT/$1" ] && break; sleep 0.05; done
+}
+proxy_of() { pgrep -f "xdg-dbus-proxy unix:path=$RT/$1 " | head -1; }
+expect_status 0 "a proxy for the main bus" "$L" --sandbox -- "${notify[@]}"
+newbus gone1
+expect_status 0 "a proxy for a second bus" \
+  env DBUS_SESSION_BUS_ADDRESS="unix:path=$RT/gone1" "$L" --sandbox -- true
+p_main=$(proxy_of bus); p_gone=$(proxy_of gone1)
+[ -n "$p_main" ] && [ -n "$p_gone" ] && pass "  ...both proxies run" || fail "  ...main '$p_main', second '$p_gone'"
+kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null
+newbus next1
+expect_status 0 "a launch for a third bus, the second one gone" \
+  env DBUS_SESSION_BUS_ADDRESS="unix:path=$RT/next1" "$L" --sandbox -- true
+for _ in $(seq 50); do kill -0 "$p_gone" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$p_gone" 2>/dev/null && fail "  ...the gone bus's proxy still runs (pid $p_gone)" ||
+  pass "  ...the gone bus's proxy was ended"
+[ -n "$(proxy_of next1)" ] && pass "  ...the new bus has its proxy" || fail "  ...no proxy for the new bus"
+kill -0 "$p_main" 2>/dev/null && pass "  ...the live bus's proxy stays" || fail "  ...the live bus's proxy was ended"
+expect_status 0 "  ...and still serves" "$L" --sandbox -- "${notify[@]}"
+
 # An earlier run that could write the runtime directory and reach the whole
 # bus leaves an unfiltered proxy at the name. It lives in that run's mount
 # namespace: no later launch takes it, the bus is closed whole instead.
