@@ -23,6 +23,18 @@ static const struct sbx_sc_family inet_families[] = {
 const struct sbx_sc_family_set sbx_sc_inet_families = {
     inet_families, sizeof inet_families / sizeof inet_families[0]};
 
+/* Address lengths of the internet's connects: those never stop for the
+ * connect records (review r69 F1: a call waiting for the supervisor is cut
+ * short by a signal without SA_RESTART, and EINTR from connect means "in
+ * progress" to its caller, which then takes a socket never connected for a
+ * connected one). An AF_UNIX path name of 14 bytes has one of them too. */
+static const struct sbx_sc_family inet_addrlens[] = {
+    {16, "sizeof(struct sockaddr_in)", "an IPv4 connect: no mask is there"},
+    {28, "sizeof(struct sockaddr_in6)", "an IPv6 connect: no mask is there"},
+};
+static const struct sbx_sc_family_set inet_addrlen_set = {
+    inet_addrlens, sizeof inet_addrlens / sizeof inet_addrlens[0]};
+
 /* ioctl request numbers: the same encoding on x86 and the generic (arm) ABI. */
 #define SBX_TIOCSTI 0x5412u
 #define SBX_TIOCLINUX 0x541cu
@@ -304,8 +316,9 @@ const struct sbx_sc_rule sbx_sc_rules[] = {
      * mask (a privileged socket or protected file covered by /dev/null),
      * records the refusal; the call then goes on and the kernel answers
      * (issue 20). libseccomp adds i386 socketcall(SYS_CONNECT). */
-    ALWAYS(UNIXREC, "connect", SBX_SC_NOTIFY,
-           "a connect refused by a mask is recorded with its path; the kernel still answers"),
+    {UNIXREC, SBX_SC_ABI_ALL, "connect", SBX_SC_FAMILY_NOT_IN, 2, 0, 0, &inet_addrlen_set,
+     SBX_SC_NOTIFY, "address length is not an internet one",
+     "a connect refused by a mask is recorded with its path; the kernel still answers", 0},
     ALWAYS(CREATE, "landlock_restrict_self", SBX_SC_EPERM,
            "the guard creates names in its own Landlock domain; a stricter domain the command "
            "added for itself would not bind what the guard does for it"),
@@ -622,8 +635,11 @@ static void explain_rule_text(sbx_buf *out, const struct sbx_sc_rule *rule, int 
 {
     sbx_buf_printf(out, "      %-14s %-13s", rule->syscall, action_name(rule->action, eperm));
     if (rule->match == SBX_SC_FAMILY_NOT_IN || rule->match == SBX_SC_FAMILY_IN) {
-        sbx_buf_add(out, rule->match == SBX_SC_FAMILY_IN ? "when domain is one of "
-                                                         : "when domain is not one of ");
+        if (rule->arg != 0)
+            sbx_buf_printf(out, "when arg %u is not one of ", rule->arg);
+        else
+            sbx_buf_add(out, rule->match == SBX_SC_FAMILY_IN ? "when domain is one of "
+                                                             : "when domain is not one of ");
         add_families(out, rule->families, 0);
     } else if (rule->what[0]) {
         sbx_buf_printf(out, "when %s", rule->what);
@@ -639,8 +655,11 @@ static void explain_rule_json(sbx_buf *out, const struct sbx_sc_rule *rule, int 
     sbx_buf_json_str(out, rule->syscall);
     sbx_buf_printf(out, ",\"action\":\"%s\",\"when\":", action_name(rule->action, eperm));
     if (rule->match == SBX_SC_FAMILY_NOT_IN || rule->match == SBX_SC_FAMILY_IN) {
-        sbx_buf_add(out, rule->match == SBX_SC_FAMILY_IN ? "{\"domain_in\":["
-                                                         : "{\"domain_not_in\":[");
+        if (rule->arg != 0)
+            sbx_buf_printf(out, "{\"arg\":%u,\"not_in\":[", rule->arg);
+        else
+            sbx_buf_add(out, rule->match == SBX_SC_FAMILY_IN ? "{\"domain_in\":["
+                                                             : "{\"domain_not_in\":[");
         add_families(out, rule->families, 1);
         sbx_buf_add(out, "]}");
     } else if (rule->match == SBX_SC_ARG_MASKED || rule->match == SBX_SC_ARG_NE) {

@@ -177,6 +177,71 @@ got = [(r["path"], r["count"]) for r in o["records"] if r["kind"] == "closed_end
 sys.exit(0 if got == [(sys.argv[2] + "/docker.sock", 2)] else 1)' "$base/out.json" "$RT"; then
   pass "  ...one record, the endpoint's name, count 2"
 else fail "  ...$(cat "$base/out.json")"; fi
+# Review r69. F4: only a connect the mask refused is a record: an AF_INET
+# socket given the address (EAFNOSUPPORT), a file's descriptor (ENOTSOCK),
+# a closed number (EBADF) and a connected socket (EISCONN) are not.
+# F2: a non-dumpable caller's refusal is recorded too. F5: a protected
+# file (masked the same way, no socket withheld) is no closed endpoint.
+cat >"$base/proj/odd.py" <<'EOF'
+import ctypes, os, socket, sys
+path, mode = sys.argv[1], sys.argv[2]
+if mode == "odd":
+    tries = [socket.socket(socket.AF_INET).fileno(), os.open("/dev/null", os.O_RDONLY), 9999]
+    a = socket.socket(socket.AF_UNIX); a.connect(sys.argv[3]); tries.append(a.fileno())
+    libc = ctypes.CDLL(None, use_errno=True)
+    addr = b"\x01\x00" + path.encode() + b"\x00"
+    for fd in tries:
+        if libc.connect(fd, addr, len(addr)) != 0:
+            print("refused", ctypes.get_errno())
+else:
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+    try: socket.socket(socket.AF_UNIX).connect(path)
+    except OSError as e: print("refused", e.errno)
+EOF
+recs() { /usr/bin/python3 -c '
+import json, sys
+print(" ".join(r["path"] for r in json.load(open(sys.argv[1]))["records"] if r["kind"] == "closed_endpoint"))' "$base/out.json"; }
+expect_status 0 "supervised: a connect the kernel answers otherwise is no record" \
+  "${ENV[@]}" "$L" --confine-fs --outcome-fd 3 -- python3 "$base/proj/odd.py" "$RT/docker.sock" odd "$agent" 3>"$base/out.json"
+[ -z "$(recs)" ] && pass "  ...none recorded" || fail "  ...recorded: $(recs)"
+expect_status 0 "supervised: a non-dumpable caller's refused connect is recorded" \
+  "${ENV[@]}" "$L" --sandbox --outcome-fd 3 -- python3 "$base/proj/odd.py" "$RT/docker.sock" nodump 3>"$base/out.json"
+expect_output_has "refused 111" "  ...refused"
+# (Root's supervisor holds no CAP_SYS_PTRACE, the one a non-dumpable
+# caller's memory needs: its refusal goes unrecorded, as documented.)
+if [ "$(id -u)" != 0 ]; then
+  [ "$(recs)" = "$RT/docker.sock" ] && pass "  ...recorded" || fail "  ...records: '$(recs)'"
+fi
+echo "TOKEN=1" >"$base/proj/.env"
+expect_status 0 "supervised: a connect to a protected file is no closed endpoint" \
+  "${ENV[@]}" "$L" --sandbox --protect-secrets --outcome-fd 3 -- python3 "$base/proj/odd.py" "$base/proj/.env" nodump 3>"$base/out.json"
+expect_output_has "refused 111" "  ...refused"
+[ -z "$(recs)" ] && pass "  ...not recorded as one" || fail "  ...recorded: $(recs)"
+rm -f "$base/proj/.env"
+# F1: a connect waiting for the supervisor is cut short by a signal without
+# SA_RESTART, and Python then takes the socket for connected. Internet
+# connects never wait (their address lengths): none of 3000 is broken.
+cat >"$base/proj/eintr.py" <<'EOF'
+import signal, socket
+signal.signal(signal.SIGALRM, lambda *a: None)
+signal.setitimer(signal.ITIMER_REAL, 0.0001, 0.0001)
+srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(4096); srv.settimeout(0.5)
+bad = 0
+for _ in range(3000):
+    c = socket.socket()
+    c.connect(srv.getsockname())
+    try: c.getpeername()
+    except OSError: bad += 1
+    c.close()
+    try: srv.accept()[0].close()
+    except OSError: pass  # (nothing queued: the broken connect's)
+signal.setitimer(signal.ITIMER_REAL, 0)
+print("broken", bad)
+EOF
+expect_status 0 "supervised --confine-fs: TCP connects under a signal storm all connect" \
+  "$L" --confine-fs --report -- python3 "$base/proj/eintr.py"
+expect_output_has "broken 0" "  ...none taken for connected while not"
+
 expect_status 1 "--report names a refused endpoint in words" \
   "${ENV[@]}" "$L" --sandbox --report -- sh -c "python3 '$base/proj/client.py' '$RT/docker.sock'; exit 1"
 expect_output_has "tried to connect to $RT/docker.sock, a local endpoint the sandbox closes" \
