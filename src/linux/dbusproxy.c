@@ -325,6 +325,14 @@ static int start(const char *addr, const char *sock, pid_t *proxy)
     return 0;
 }
 
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
 /* The bus a checked proxy serves, from its command line (argv[1], D-Bus
  * escaped; argv[2] must be `sock`), and only when its name is the one this
  * library gives that bus with this filter: 0, or -1 for anything else. */
@@ -356,7 +364,8 @@ static int proxy_bus(pid_t pid, const char *sock, char *bus, size_t size)
         if (o + 1 >= size)
             return -1;
         if (*in == '%') {
-            if (sscanf(in + 1, "%2x", &v) != 1 || !in[1] || !in[2] || v == 0)
+            int hi = hexval(in[1]), lo = hi < 0 ? -1 : hexval(in[2]);
+            if (lo < 0 || (v = (unsigned)(hi * 16 + lo)) == 0)
                 return -1;
             bus[o++] = (char)v;
             in += 2;

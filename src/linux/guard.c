@@ -1617,8 +1617,8 @@ static int refusable_socket(pid_t tid, int fd)
 {
     struct sockaddr_storage peer;
     socklen_t pl = sizeof peer, il = sizeof(int);
-    int sock, domain = 0, listening = 1, type = 0, ok = 0;
-    if (fd < 0 || take_fd(tid, fd, &sock) != 0)
+    int sock = -1, domain = 0, listening = 1, type = 0, ok = 0;
+    if (fd < 0 || take_fd(tid, fd, &sock) != 0 || sock < 0)
         return 0;
     if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &il) == 0 && domain == AF_UNIX &&
         (il = sizeof(int), getsockopt(sock, SOL_SOCKET, SO_ACCEPTCONN, &listening, &il)) == 0 &&
