@@ -23,9 +23,9 @@ mkdir "$work/proj"
 cc -O2 -o "$work/launchtime" "$src/bench/launchtime.c"
 cp "$build/sandbox-exec-launcher" "$work/new"
 [ -n "$old" ] && cp "$old" "$work/old"
-C=("bare=/bin/true" "--sandbox (not supervised)=$work/new --sandbox -- /bin/true"
-   "--sandbox --report=$work/new --sandbox --report -- /bin/true")
-[ -n "$old" ] && C+=("before: --sandbox --report=$work/old --sandbox --report -- /bin/true")
+C=("bare=/bin/true" "sandbox, not supervised=$work/new --sandbox -- /bin/true"
+   "sandbox, supervised (--report)=$work/new --sandbox --report -- /bin/true")
+[ -n "$old" ] && C+=("before: sandbox, supervised (--report)=$work/old --sandbox --report -- /bin/true")
 cat >"$work/loop.py" <<'EOF'
 import os, socket, sys, time
 kind, n = sys.argv[1], int(sys.argv[2])
@@ -109,7 +109,7 @@ EOF
   echo "| loop | case | ratio to bare | spread |"
   echo "|---|---|---|---|"
   echo "$loop" | awk -F'\t' '$2=="unsup"{printf "| %s | not supervised | **%s×** | %s–%s |\n",$1,$3,$4,$5}
-                            $2=="new"{printf "| %s | supervised (`--report`): each connect stops | **%s×** | %s–%s |\n",$1,$3,$4,$5}
+                            $2=="new"{printf "| %s | supervised (`--report`) | **%s×** | %s–%s |\n",$1,$3,$4,$5}
                             $2=="old"{printf "| %s | supervised, before the change | **%s×** | %s–%s |\n",$1,$3,$4,$5}'
   echo
   echo "$loop" | awk -F'\t' '$2=="new/old"{printf "- %s: supervised after against before, same rounds: %s×\n",$1,$3}
