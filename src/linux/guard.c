@@ -1390,6 +1390,19 @@ static int do_open(const struct guard_req *q, int base, char *path, char *spare,
 #define GUARD_SOCKADDR_MAX 128 /* sizeof(struct sockaddr_storage): EINVAL above */
 #define GUARD_SUN_PATH 108     /* sizeof sun_path */
 
+/* The path of an AF_UNIX address of `len` (> 2) bytes: it ends at its
+ * first NUL or at the address's end, as the kernel reads it. Its length. */
+static size_t sun_name(const unsigned char *sa, int len, char *path)
+{
+    size_t pl = (size_t)len - 2;
+    const unsigned char *z = memchr(sa + 2, '\0', pl);
+    if (z)
+        pl = (size_t)(z - (sa + 2));
+    memcpy(path, sa + 2, pl);
+    path[pl] = '\0';
+    return pl;
+}
+
 /* Read exactly `len` bytes of the command's memory. 0 or an errno. */
 static int read_mem(pid_t tid, uint64_t addr, void *buf, size_t len)
 {
@@ -1533,12 +1546,7 @@ static void serve_bind(const struct guard_req *q, const struct sbx_notif *n)
      * not abstract (a NUL first). It ends at its first NUL or at the
      * address's end. Any other bind makes no name. */
     if (!e && family == AF_UNIX && domain == AF_UNIX && len > 2 && sa[2] != '\0') {
-        size_t pl = (size_t)len - 2;
-        const unsigned char *z = memchr(sa + 2, '\0', pl);
-        if (z)
-            pl = (size_t)(z - (sa + 2));
-        memcpy(path, sa + 2, pl);
-        path[pl] = '\0';
+        size_t pl = sun_name(sa, len, path);
         memcpy(given, path, pl + 1);
         named = 1;
         rewrite_self(path, q->tid);
@@ -1681,14 +1689,7 @@ void sbx_guard_serve_connect(struct sbx_sup *s, const struct sbx_notif *n)
     memcpy(&family, sa, sizeof family);
     if (family != AF_UNIX || sa[2] == '\0')
         goto go_on;
-    {
-        size_t pl = (size_t)len - 2;
-        const unsigned char *z = memchr(sa + 2, '\0', pl);
-        if (z)
-            pl = (size_t)(z - (sa + 2));
-        memcpy(path, sa + 2, pl);
-        path[pl] = '\0';
-    }
+    (void)sun_name(sa, len, path);
     rewrite_self(path, n->tid);
     if (names_self(path))
         goto go_on;
