@@ -10,8 +10,7 @@ enum sbx_rec_kind {
     SBX_REC_HEDGED = 0,   /* a sentence from the exit status and error text: not certain */
     SBX_REC_SOCKET = 1,   /* a refused socket() or socketcall(SYS_SOCKET) */
     SBX_REC_IO_URING = 2, /* io_uring_setup refused */
-    SBX_REC_PROTECTED = 3, /* the creation guard refused a protected name */
-    SBX_REC_UNIX = 4       /* a connect met a mask: a closed local endpoint (issue 20) */
+    SBX_REC_PROTECTED = 3 /* the creation guard refused a protected name */
 };
 
 enum sbx_rec_action {
@@ -21,9 +20,8 @@ enum sbx_rec_action {
     SBX_ACT_EPERM = 3,
     SBX_ACT_EACCES = 4,
     SBX_ACT_CAUGHT = 5,  /* SIGSYS sent, and its handler caught it: the call got EPERM */
-    SBX_ACT_ENDED = 6,   /* SIGSYS sent, but its process ended another way (another signal,
+    SBX_ACT_ENDED = 6    /* SIGSYS sent, but its process ended another way (another signal,
                             an exit) before the thread was seen to take it or come back */
-    SBX_ACT_ECONNREFUSED = 7 /* the kernel's answer to a connect to a mask */
 };
 
 enum sbx_run_flag {

@@ -304,7 +304,7 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
      * would change the host's own /proc and descriptors). */
     ro = plan->rootfs && plan->n_keep > 0;
     if (plan->mask &&
-        sbx_mask_apply(plan->mask, !plan->rootfs, ro, plan->sup != NULL, sys_errno) != 0)
+        sbx_mask_apply(plan->mask, !plan->rootfs, ro, plan->sup && plan->guard, sys_errno) != 0)
         return SBX_STEP_MASK;
     /* Without masks, /proc is made read-only here, while CAP_SYS_ADMIN is
      * still held; the masks' step does it after writing its maps. */

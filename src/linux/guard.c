@@ -1390,19 +1390,6 @@ static int do_open(const struct guard_req *q, int base, char *path, char *spare,
 #define GUARD_SOCKADDR_MAX 128 /* sizeof(struct sockaddr_storage): EINVAL above */
 #define GUARD_SUN_PATH 108     /* sizeof sun_path */
 
-/* The path of an AF_UNIX address of `len` (> 2) bytes: it ends at its
- * first NUL or at the address's end, as the kernel reads it. Its length. */
-static size_t sun_name(const unsigned char *sa, int len, char *path)
-{
-    size_t pl = (size_t)len - 2;
-    const unsigned char *z = memchr(sa + 2, '\0', pl);
-    if (z)
-        pl = (size_t)(z - (sa + 2));
-    memcpy(path, sa + 2, pl);
-    path[pl] = '\0';
-    return pl;
-}
-
 /* Read exactly `len` bytes of the command's memory. 0 or an errno. */
 static int read_mem(pid_t tid, uint64_t addr, void *buf, size_t len)
 {
@@ -1546,7 +1533,12 @@ static void serve_bind(const struct guard_req *q, const struct sbx_notif *n)
      * not abstract (a NUL first). It ends at its first NUL or at the
      * address's end. Any other bind makes no name. */
     if (!e && family == AF_UNIX && domain == AF_UNIX && len > 2 && sa[2] != '\0') {
-        size_t pl = sun_name(sa, len, path);
+        size_t pl = (size_t)len - 2;
+        const unsigned char *z = memchr(sa + 2, '\0', pl);
+        if (z)
+            pl = (size_t)(z - (sa + 2));
+        memcpy(path, sa + 2, pl);
+        path[pl] = '\0';
         memcpy(given, path, pl + 1);
         named = 1;
         rewrite_self(path, q->tid);
@@ -1594,136 +1586,6 @@ out:
         close(base);
     if (sock >= 0)
         close(sock);
-}
-
-/* A name with a `self` or `thread-self` component left after rewrite_self
- * (`/proc//self`, `/proc/self/../self`, a relative `proc/self` from /)
- * would be resolved as the supervisor: not looked at (review r69 F3). */
-static int names_self(const char *path)
-{
-    const char *p = path;
-    while (*p) {
-        const char *e = strchr(p, '/');
-        size_t l = e ? (size_t)(e - p) : strlen(p);
-        if ((l == 4 && strncmp(p, "self", 4) == 0) || (l == 11 && strncmp(p, "thread-self", 11) == 0))
-            return 1;
-        p += l;
-        while (*p == '/')
-            p++;
-    }
-    return 0;
-}
-
-/* Would the kernel answer this connect ECONNREFUSED from the mask: is the
- * caller's descriptor an AF_UNIX socket, not listening, and (unless a
- * datagram one) not connected yet? Asked of a copy of it (pidfd_getfd:
- * the capability a non-dumpable caller needs, as for its memory). An
- * AF_INET socket gets EAFNOSUPPORT, a file ENOTSOCK, a bad number EBADF, a
- * connected socket EISCONN: none is a refusal of the sandbox's (review
- * r69). Only after a mask was met: other connects never pay for it. */
-static int refusable_socket(pid_t tid, int fd)
-{
-    struct sockaddr_storage peer;
-    socklen_t pl = sizeof peer, il = sizeof(int);
-    int sock = -1, domain = 0, listening = 1, type = 0, ok = 0;
-    if (fd < 0 || take_fd(tid, fd, &sock) != 0 || sock < 0)
-        return 0;
-    if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &il) == 0 && domain == AF_UNIX &&
-        (il = sizeof(int), getsockopt(sock, SOL_SOCKET, SO_ACCEPTCONN, &listening, &il)) == 0 &&
-        !listening && (il = sizeof(int), getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &il)) == 0)
-        ok = type == SOCK_DGRAM ||
-             (getpeername(sock, (struct sockaddr *)&peer, &pl) != 0 && errno == ENOTCONN);
-    close(sock);
-    return ok;
-}
-
-/* A privileged socket this run covers: in the masks' plan, or root's own
- * list (its namespace covers them without the masks' user namespace). */
-static int listed_endpoint(const struct sbx_linux_plan *plan, const char *real)
-{
-    size_t i;
-    if (sbx_mask_endpoint(plan->mask, real))
-        return 1;
-    for (i = 0; i < plan->unix_eps.n; i++)
-        if (!plan->unix_eps.e[i].cover && strcmp(plan->unix_eps.e[i].real, real) == 0)
-            return 1;
-    return 0;
-}
-
-/* ---- connect records (issue 20) ----
- * A connect to a privileged socket meets the mask that covers it:
- * /dev/null, bound over the name, where the kernel answers ECONNREFUSED as
- * for any file that is not a socket. The kernel decides; this only names
- * the refusal for the records: it reads the address, looks at what the name
- * leads to from the calling thread's working directory (following links,
- * as connect does, without triggering an automount), and when that is the
- * mask of a listed socket, and the caller's descriptor is a socket the
- * kernel would refuse there, records the mask's own name, the endpoint's.
- * Then the call goes on (SECCOMP_USER_NOTIF_FLAG_CONTINUE) and the kernel
- * resolves the address itself: a thread that rewrites it meanwhile can only
- * make its own record wrong, never reach more. Abstract names, other
- * families, unreadable addresses and protected files (masked the same way,
- * but no socket was withheld: their record is the hedged line) go on
- * unrecorded. Internet connects never stop here (their address lengths,
- * seccomp_rules.c). */
-void sbx_guard_serve_connect(struct sbx_sup *s, const struct sbx_notif *n)
-{
-    const struct sbx_syscall *c = n->call;
-    unsigned char sa[2 + GUARD_SUN_PATH];
-    char path[PATH_BUF];
-    uint32_t mux[3];
-    uint64_t addr = c->path;
-    int len = c->addrlen, sockfd = c->sockfd, base = AT_FDCWD, e = 0, fd;
-    unsigned short family = 0;
-    struct stat st;
-
-    if (c->mux && (e = read_mem(n->tid, c->path, mux, sizeof mux)) == 0) {
-        sockfd = (int)mux[0];
-        addr = mux[1];
-        len = (int)mux[2];
-    }
-    /* More than a sockaddr_un is EINVAL from the kernel: nothing reached. */
-    if (e || len <= 2 || len > (int)sizeof sa ||
-        read_mem(n->tid, addr, sa, (size_t)len) != 0)
-        goto go_on;
-    memcpy(&family, sa, sizeof family);
-    if (family != AF_UNIX || sa[2] == '\0')
-        goto go_on;
-    (void)sun_name(sa, len, path);
-    rewrite_self(path, n->tid);
-    if (names_self(path))
-        goto go_on;
-    if (path[0] != '/' && open_base(n->tid, AT_FDCWD, &base) != 0)
-        goto go_on;
-    if (fstatat(base, path, &st, AT_NO_AUTOMOUNT) == 0 && S_ISCHR(st.st_mode) &&
-        major(st.st_rdev) == 1 && minor(st.st_rdev) == 3 &&
-        (fd = openat(base, path, O_PATH | O_CLOEXEC)) >= 0) {
-        char link[32], real[PATH_BUF];
-        struct sbx_syscall named = *c;
-        struct sbx_notif rec = *n;
-        ssize_t k;
-        struct stat again;
-        /* The name of the mask's mount point, the endpoint --allow-unix
-         * names: not the spelling, which may be a link the command planted
-         * (a record read as advice must not name the link). */
-        fd_path(link, fd);
-        k = readlink(link, real, PATH_MAX);
-        if (k > 0 && k < PATH_MAX && fstat(fd, &again) == 0 && again.st_ino == st.st_ino &&
-            again.st_dev == st.st_dev) {
-            real[k] = '\0';
-            if (listed_endpoint(s->plan, real) && refusable_socket(n->tid, sockfd) &&
-                sbx_sup_valid(s, n->id)) {
-                named.family = AF_UNIX;
-                rec.call = &named;
-                sbx_sup_record(s, &rec, SBX_REC_UNIX, SBX_ACT_ECONNREFUSED, real, NULL);
-            }
-        }
-        close(fd);
-    }
-go_on:
-    if (base >= 0)
-        close(base);
-    sbx_sup_continue(s, n->id);
 }
 
 void sbx_guard_serve(struct sbx_sup *s, const struct sbx_notif *n)

@@ -456,10 +456,6 @@ int sbx_mask_fixed_under(const struct sbx_mask_plan *plan, const char *path, siz
  * is `path` or lies below it: such a directory is never renamed, or its
  * secrets would leave the scanned roots with it (review of the REFER grant). */
 int sbx_mask_masks_under(const struct sbx_mask_plan *plan, const char *path, size_t len);
-/* 1 when `path` (real) is a privileged socket the plan covers with /dev/null
- * (unixep.c), not a protected file: what a connect record names.
- * Async-signal-safe. */
-int sbx_mask_endpoint(const struct sbx_mask_plan *plan, const char *path);
 int sbx_mask_known_dir(const struct sbx_mask_plan *plan, const char *path, size_t len);
 /* Enter a private user+mount namespace, mount the masks, drop every
  * capability and lock the mounts with a Landlock domain. Async-signal-safe;

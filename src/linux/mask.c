@@ -93,7 +93,6 @@ struct sbx_mask_entry {
     int bare;           /* a git directory not named .git (a bare repository) */
     unsigned long keep; /* MS_* flags the kernel locks on this mount: keep them */
     int gone_ok;        /* a listed daemon socket: skipped when it is gone at apply */
-    int endpoint;       /* a privileged socket (unixep.c), not a protected file */
     char *cover;        /* a session bus: its filtering proxy's socket (dbusproxy.c) */
     int cover_fd;       /* O_PATH descriptor of the proxy's checked socket, or -1 */
 };
@@ -238,7 +237,6 @@ static int add_entry(struct sbx_mask_plan *m, const char *path, int how)
     m->e[m->n].bare = 0;
     m->e[m->n].keep = 0;
     m->e[m->n].gone_ok = 0;
-    m->e[m->n].endpoint = 0;
     m->e[m->n].cover = NULL;
     m->e[m->n].cover_fd = -1;
     m->n++;
@@ -2103,17 +2101,6 @@ int sbx_mask_fixed_under(const struct sbx_mask_plan *m, const char *path, size_t
     return 0;
 }
 
-int sbx_mask_endpoint(const struct sbx_mask_plan *plan, const char *path)
-{
-    size_t i;
-    if (!plan)
-        return 0;
-    for (i = 0; i < plan->n; i++)
-        if (plan->e[i].endpoint && plan->e[i].how == MASK_FILE && strcmp(plan->e[i].path, path) == 0)
-            return 1;
-    return 0;
-}
-
 int sbx_mask_masks_under(const struct sbx_mask_plan *m, const char *path, size_t len)
 {
     size_t i;
@@ -2384,8 +2371,6 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, int endp
          * A protected path or a socket the host named stays fail-closed. */
         if (rc == SANDBOX_OK && m->n > before && !eps.e[i].named)
             m->e[m->n - 1].gone_ok = 1;
-        if (rc == SANDBOX_OK && m->n > before)
-            m->e[m->n - 1].endpoint = 1;
         /* A session bus served through its filtering proxy: the plan
          * takes the proxy's socket and descriptor. */
         if (rc == SANDBOX_OK && m->n > before && eps.e[i].cover) {

@@ -23,18 +23,6 @@ static const struct sbx_sc_family inet_families[] = {
 const struct sbx_sc_family_set sbx_sc_inet_families = {
     inet_families, sizeof inet_families / sizeof inet_families[0]};
 
-/* Address lengths of the internet's connects: those never stop for the
- * connect records (review r69 F1: a call waiting for the supervisor is cut
- * short by a signal without SA_RESTART, and EINTR from connect means "in
- * progress" to its caller, which then takes a socket never connected for a
- * connected one). An AF_UNIX path name of 14 bytes has one of them too. */
-static const struct sbx_sc_family inet_addrlens[] = {
-    {16, "sizeof(struct sockaddr_in)", "an IPv4 connect: no mask is there"},
-    {28, "sizeof(struct sockaddr_in6)", "an IPv6 connect: no mask is there"},
-};
-static const struct sbx_sc_family_set inet_addrlen_set = {
-    inet_addrlens, sizeof inet_addrlens / sizeof inet_addrlens[0]};
-
 /* ioctl request numbers: the same encoding on x86 and the generic (arm) ABI. */
 #define SBX_TIOCSTI 0x5412u
 #define SBX_TIOCLINUX 0x541cu
@@ -72,7 +60,6 @@ static const struct sbx_sc_family_set inet_addrlen_set = {
 #define KERNEL SBX_SC_KERNEL
 #define USERNS SBX_SC_USERNS
 #define PROCS SBX_SC_PROCS
-#define UNIXREC SBX_SC_UNIXREC
 
 #define ALWAYS(g, name, act, why)                                                                  \
     {g, SBX_SC_ABI_ALL, name, SBX_SC_ALWAYS, 0, 0, 0, NULL, act, "", why, 0}
@@ -312,13 +299,6 @@ const struct sbx_sc_rule sbx_sc_rules[] = {
      * guard performs the others as given (issue 18, F3). */
     ALWAYS(CREATE, "bind", SBX_SC_NOTIFY,
            "an AF_UNIX path socket is a new name (objects, refs, .env.x as sockets)"),
-    /* Records only: the supervisor reads the address and, when it names a
-     * mask (a privileged socket or protected file covered by /dev/null),
-     * records the refusal; the call then goes on and the kernel answers
-     * (issue 20). libseccomp adds i386 socketcall(SYS_CONNECT). */
-    {UNIXREC, SBX_SC_ABI_ALL, "connect", SBX_SC_FAMILY_NOT_IN, 2, 0, 0, &inet_addrlen_set,
-     SBX_SC_NOTIFY, "address length is not an internet one",
-     "a connect refused by a mask is recorded with its path; the kernel still answers", 0},
     ALWAYS(CREATE, "landlock_restrict_self", SBX_SC_EPERM,
            "the guard creates names in its own Landlock domain; a stricter domain the command "
            "added for itself would not bind what the guard does for it"),
@@ -403,7 +383,7 @@ static const struct {
     [SBX_SC_V_READ_ONLY] = {"read-only", RO | PROCS | NOSOCK | FS | TTY | KERNEL | USERNS, 0, 1, 0},
     [SBX_SC_V_READ_ONLY_EPERM] = {"read-only-eperm",
                                   RO | PROCS | NOSOCK | FS | TTY | KERNEL | USERNS, 1, 1, 0},
-    [SBX_SC_V_CREATE_NOTIFY] = {"create-notify", CREATE | UNIXREC, 0, 0, SBX_SC_K_NOTIFY},
+    [SBX_SC_V_CREATE_NOTIFY] = {"create-notify", CREATE, 0, 0, SBX_SC_K_NOTIFY},
     [SBX_SC_V_NO_USERNS] = {"no-userns", USERNS, 0, 0, 0},
     [SBX_SC_V_CONFINED_SUP] = {"confined-supervised", FS | TTY | KERNEL | PROCS, 0, 0,
                                SBX_SC_K_SUPERVISED},
@@ -414,13 +394,10 @@ static const struct {
     [SBX_SC_V_READ_ONLY_SUP] = {"read-only-supervised",
                                 RO | PROCS | NOSOCK | FS | TTY | KERNEL | USERNS, 0, 1,
                                 SBX_SC_K_SUPERVISED},
-    [SBX_SC_V_NOTIFY_CONFINED] = {"notify-confined", FS | UNIXREC, 0, 0, SBX_SC_K_NOTIFY},
+    [SBX_SC_V_NOTIFY_CONFINED] = {"notify-confined", FS, 0, 0, SBX_SC_K_NOTIFY},
     [SBX_SC_V_NOTIFY_NET] = {"notify-net", NET, 0, 0, SBX_SC_K_NOTIFY},
     [SBX_SC_V_NOTIFY_READ_ONLY] = {"notify-read-only", NOSOCK, 0, 0, SBX_SC_K_NOTIFY},
-    [SBX_SC_V_CREATE_NOTIFY_NET] = {"create-notify-net", CREATE | NET | UNIXREC, 0, 0,
-                                    SBX_SC_K_NOTIFY},
-    [SBX_SC_V_NOTIFY_NET_CONFINED] = {"notify-net-confined", NET | UNIXREC, 0, 0,
-                                      SBX_SC_K_NOTIFY},
+    [SBX_SC_V_CREATE_NOTIFY_NET] = {"create-notify-net", CREATE | NET, 0, 0, SBX_SC_K_NOTIFY},
 };
 
 unsigned sbx_sc_variant_groups(int v)
@@ -526,10 +503,9 @@ int sbx_sc_notify_variant(int plain, int guard)
     switch (plain) {
     case SBX_SC_V_NET:
     case SBX_SC_V_NET_EPERM:
-        return guard ? SBX_SC_V_CREATE_NOTIFY_NET : SBX_SC_V_NOTIFY_NET;
     case SBX_SC_V_NET_CONFINED:
     case SBX_SC_V_NET_CONFINED_EPERM:
-        return guard ? SBX_SC_V_CREATE_NOTIFY_NET : SBX_SC_V_NOTIFY_NET_CONFINED;
+        return guard ? SBX_SC_V_CREATE_NOTIFY_NET : SBX_SC_V_NOTIFY_NET;
     case SBX_SC_V_READ_ONLY:
     case SBX_SC_V_READ_ONLY_EPERM:
         return SBX_SC_V_NOTIFY_READ_ONLY; /* read-only creates nothing: no guard */
@@ -562,9 +538,8 @@ int sbx_sc_rule_in_variant(const struct sbx_sc_rule *rule, int v, int *action)
             return 1;
         }
         /* The guard's own refusals (openat2, io_uring, Landlock) stay:
-         * some modes have no main program to refuse them. The connect
-         * records' rule is the listener's own too. */
-        return (rule->groups & groups & (SBX_SC_CREATE | SBX_SC_UNIXREC)) != 0;
+         * some modes have no main program to refuse them. */
+        return (rule->groups & groups & SBX_SC_CREATE) != 0;
     default:
         return 1;
     }
@@ -591,8 +566,6 @@ static const char *group_name(unsigned g)
         return "no-user-namespaces";
     case SBX_SC_PROCS:
         return "other-processes";
-    case SBX_SC_UNIXREC:
-        return "connect-records";
     default:
         return "terminal";
     }
@@ -635,11 +608,8 @@ static void explain_rule_text(sbx_buf *out, const struct sbx_sc_rule *rule, int 
 {
     sbx_buf_printf(out, "      %-14s %-13s", rule->syscall, action_name(rule->action, eperm));
     if (rule->match == SBX_SC_FAMILY_NOT_IN || rule->match == SBX_SC_FAMILY_IN) {
-        if (rule->arg != 0)
-            sbx_buf_printf(out, "when arg %u is not one of ", rule->arg);
-        else
-            sbx_buf_add(out, rule->match == SBX_SC_FAMILY_IN ? "when domain is one of "
-                                                             : "when domain is not one of ");
+        sbx_buf_add(out, rule->match == SBX_SC_FAMILY_IN ? "when domain is one of "
+                                                         : "when domain is not one of ");
         add_families(out, rule->families, 0);
     } else if (rule->what[0]) {
         sbx_buf_printf(out, "when %s", rule->what);
@@ -655,11 +625,8 @@ static void explain_rule_json(sbx_buf *out, const struct sbx_sc_rule *rule, int 
     sbx_buf_json_str(out, rule->syscall);
     sbx_buf_printf(out, ",\"action\":\"%s\",\"when\":", action_name(rule->action, eperm));
     if (rule->match == SBX_SC_FAMILY_NOT_IN || rule->match == SBX_SC_FAMILY_IN) {
-        if (rule->arg != 0)
-            sbx_buf_printf(out, "{\"arg\":%u,\"not_in\":[", rule->arg);
-        else
-            sbx_buf_add(out, rule->match == SBX_SC_FAMILY_IN ? "{\"domain_in\":["
-                                                             : "{\"domain_not_in\":[");
+        sbx_buf_add(out, rule->match == SBX_SC_FAMILY_IN ? "{\"domain_in\":["
+                                                         : "{\"domain_not_in\":[");
         add_families(out, rule->families, 1);
         sbx_buf_add(out, "]}");
     } else if (rule->match == SBX_SC_ARG_MASKED || rule->match == SBX_SC_ARG_NE) {

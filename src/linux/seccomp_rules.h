@@ -20,12 +20,10 @@ enum sbx_sc_group {
     SBX_SC_CREATE = 1u << 5, /* the creation guard's own program (src/linux/guard.c) */
     SBX_SC_KERNEL = 1u << 6, /* every confining mode: loop, tun, mount API, core limit */
     SBX_SC_USERNS = 1u << 7, /* no new user namespace: read-only, or the policy switch */
-    SBX_SC_PROCS = 1u << 8,  /* no effect on another process (limits, priority, CPUs):
+    SBX_SC_PROCS = 1u << 8   /* no effect on another process (limits, priority, CPUs):
                                 read-only, and every supervised run (its supervisor) */
-    SBX_SC_UNIXREC = 1u << 9 /* a supervised run's listener where masks may exist: connect
-                                stops so that one refused by a mask is recorded (guard.c) */
 };
-#define SBX_SC_LAST_GROUP SBX_SC_UNIXREC
+#define SBX_SC_LAST_GROUP SBX_SC_PROCS
 
 /* What a matching syscall gets. */
 enum sbx_sc_action {
@@ -152,7 +150,6 @@ enum sbx_sc_variant {
     SBX_SC_V_NOTIFY_READ_ONLY,
     SBX_SC_V_CREATE_NOTIFY_NET, /* the creation guard and the network records in one:
                                    the kernel allows one listener per filter chain */
-    SBX_SC_V_NOTIFY_NET_CONFINED, /* the network records and connect records, no guard */
     SBX_SC_N_VARIANTS
 };
 

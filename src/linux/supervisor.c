@@ -214,17 +214,6 @@ void sbx_sup_respond(const struct sbx_sup *s, uint64_t id, long long val, int er
     (void)ioctl(s->lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
-/* Let the call go on: the kernel answers it as if never stopped. Only for
- * records, never for a decision (the kernel reads the arguments again). */
-void sbx_sup_continue(const struct sbx_sup *s, uint64_t id)
-{
-    struct seccomp_notif_resp resp;
-    memset(&resp, 0, sizeof resp);
-    resp.id = id;
-    resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-    (void)ioctl(s->lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-}
-
 void sbx_sup_record(struct sbx_sup *s, const struct sbx_notif *n, int kind, int action,
                     const char *path, const struct sbx_task_info *known)
 {
@@ -268,10 +257,6 @@ static void serve_call(struct sbx_sup *s, const struct sbx_backlog_call *c)
     if (call.op == SBX_OP_SOCKET || call.op == SBX_OP_SOCKETCALL ||
         call.op == SBX_OP_IO_URING_SETUP) {
         sbx_refusal_serve(s, &n);
-        return;
-    }
-    if (call.op == SBX_OP_CONNECT) {
-        sbx_guard_serve_connect(s, &n);
         return;
     }
     s->backlog_want = 0;
@@ -864,10 +849,9 @@ static void child_side(const struct sbx_linux_plan *plan, int sock, pid_t parent
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent)
         _exit(126);
     prctl(PR_SET_DUMPABLE, 1, 0, 0, 0); /* the parent is not; the guard must read us */
-    /* The supervisor kept CAP_SYS_PTRACE in the masks' user namespace
-     * (mask.c), to read a non-dumpable caller's arguments (the guard's, the
-     * connect records': review r69 F2): the command gets none. */
-    if (plan->mask) {
+    /* The guard's supervisor kept CAP_SYS_PTRACE in the masks' user
+     * namespace (mask.c): the command gets none. */
+    if (plan->mask && plan->guard) {
         struct __user_cap_header_struct ch;
         struct __user_cap_data_struct cd[2];
         memset(&ch, 0, sizeof ch);

@@ -162,7 +162,6 @@ int sbx_sup_wait(struct sbx_sup *s, int ms);
 int sbx_sup_valid(const struct sbx_sup *s, uint64_t id);
 /* Answer a notification: val, or -err. A gone caller is not an error. */
 void sbx_sup_respond(const struct sbx_sup *s, uint64_t id, long long val, int err);
-void sbx_sup_continue(const struct sbx_sup *s, uint64_t id);
 
 /* What /proc/TID/status says about the calling thread. */
 struct sbx_task_info {
@@ -187,9 +186,6 @@ void sbx_sup_record(struct sbx_sup *s, const struct sbx_notif *n, int kind, int 
  * symlink, link, rename): refuse a protected name with EACCES (recorded),
  * otherwise perform it and hand the result back. */
 void sbx_guard_serve(struct sbx_sup *s, const struct sbx_notif *n);
-/* A connect the listener stopped: recorded when it names a mask, then let
- * go on for the kernel to answer (issue 20). */
-void sbx_guard_serve_connect(struct sbx_sup *s, const struct sbx_notif *n);
 /* guardlock.c: one creation at a time across the user's guarded runs.
  * open (at plan time, before any confinement): a descriptor of the lock
  * file, made if need be, or -1 (no home of one's own); take: 0 once held

@@ -36,8 +36,7 @@ enum layout {
     L_SOCKET,    /* family, type, protocol */
     L_SOCKETCALL, /* call, args in memory */
     L_URING,     /* entries, params */
-    L_BIND,      /* fd, addr, addrlen */
-    L_CONNECT    /* fd, addr, addrlen */
+    L_BIND       /* fd, addr, addrlen */
 };
 
 struct entry {
@@ -53,7 +52,7 @@ static const struct entry x86_64[] = {
     E(259, L_MKNODAT, MKNODAT), E(88, L_SYMLINK, SYMLINK),   E(266, L_SYMLINKAT, SYMLINKAT),
     E(86, L_LINK, LINK),      E(265, L_LINKAT, LINKAT),      E(82, L_RENAME, RENAME),
     E(264, L_RENAMEAT, RENAMEAT), E(316, L_RENAMEAT2, RENAMEAT2), E(41, L_SOCKET, SOCKET),
-    E(425, L_URING, IO_URING_SETUP), E(49, L_BIND, BIND), E(42, L_CONNECT, CONNECT),
+    E(425, L_URING, IO_URING_SETUP), E(49, L_BIND, BIND),
 };
 static const struct entry i386[] = {
     E(5, L_OPEN, OPEN),       E(8, L_CREAT, CREAT),          E(295, L_OPENAT, OPENAT),
@@ -62,13 +61,12 @@ static const struct entry i386[] = {
     E(9, L_LINK, LINK),       E(303, L_LINKAT, LINKAT),      E(38, L_RENAME, RENAME),
     E(302, L_RENAMEAT, RENAMEAT), E(353, L_RENAMEAT2, RENAMEAT2), E(359, L_SOCKET, SOCKET),
     E(102, L_SOCKETCALL, SOCKETCALL), E(425, L_URING, IO_URING_SETUP), E(361, L_BIND, BIND),
-    E(362, L_CONNECT, CONNECT),
 };
 static const struct entry aarch64[] = {
     E(56, L_OPENAT, OPENAT),  E(34, L_MKDIRAT, MKDIRAT),     E(33, L_MKNODAT, MKNODAT),
     E(36, L_SYMLINKAT, SYMLINKAT), E(37, L_LINKAT, LINKAT),  E(38, L_RENAMEAT, RENAMEAT),
     E(276, L_RENAMEAT2, RENAMEAT2), E(198, L_SOCKET, SOCKET), E(425, L_URING, IO_URING_SETUP),
-    E(200, L_BIND, BIND), E(203, L_CONNECT, CONNECT),
+    E(200, L_BIND, BIND),
 };
 static const struct entry arm[] = { /* EABI */
     E(5, L_OPEN, OPEN),       E(8, L_CREAT, CREAT),          E(322, L_OPENAT, OPENAT),
@@ -77,7 +75,6 @@ static const struct entry arm[] = { /* EABI */
     E(9, L_LINK, LINK),       E(330, L_LINKAT, LINKAT),      E(38, L_RENAME, RENAME),
     E(329, L_RENAMEAT, RENAMEAT), E(382, L_RENAMEAT2, RENAMEAT2), E(281, L_SOCKET, SOCKET),
     E(425, L_URING, IO_URING_SETUP), E(282, L_BIND, BIND),
-    E(283, L_CONNECT, CONNECT),
 };
 #undef E
 
@@ -85,7 +82,7 @@ static const char *const names[SBX_SYS_N_NAMES] = {
     "open",      "creat",  "openat", "mkdir",    "mkdirat",   "mknod",
     "mknodat",   "symlink", "symlinkat", "link", "linkat",    "rename",
     "renameat",  "renameat2", "socket", "socketcall", "io_uring_setup",
-    "bind",      "connect",
+    "bind",
 };
 
 const char *sbx_sys_name(int name)
@@ -186,17 +183,10 @@ int sbx_sys_decode(uint32_t arch, int nr, const uint64_t args[6], struct sbx_sys
             c->op = SBX_OP_BIND; c->path = a[1]; c->mux = 1;
             break;
         }
-        if (a[0] == 3) { /* SYS_CONNECT: the connect record's program stops it too */
-            c->op = SBX_OP_CONNECT; c->path = a[1]; c->mux = 1;
-            break;
-        }
         c->op = SBX_OP_SOCKETCALL;
         break;
     case L_BIND:
         c->op = SBX_OP_BIND; c->sockfd = INT(a[0]); c->path = a[1]; c->addrlen = INT(a[2]);
-        break;
-    case L_CONNECT:
-        c->op = SBX_OP_CONNECT; c->sockfd = INT(a[0]); c->path = a[1]; c->addrlen = INT(a[2]);
         break;
     default:
         c->op = SBX_OP_IO_URING_SETUP;

@@ -18,8 +18,7 @@ enum sbx_sys_op {
     SBX_OP_SOCKET,     /* socket(2): family and type are in registers */
     SBX_OP_SOCKETCALL, /* i386 socketcall(SYS_SOCKET): the family is in memory */
     SBX_OP_IO_URING_SETUP,
-    SBX_OP_BIND, /* bind(2), or i386 socketcall(SYS_BIND) with its arguments in memory */
-    SBX_OP_CONNECT /* connect(2), or socketcall(SYS_CONNECT): recorded when it meets a mask */
+    SBX_OP_BIND /* bind(2), or i386 socketcall(SYS_BIND) with its arguments in memory */
 };
 
 /* The syscall names records carry (an index, so that a record read back by
@@ -28,7 +27,7 @@ enum sbx_sys_name {
     SBX_SYS_OPEN, SBX_SYS_CREAT, SBX_SYS_OPENAT, SBX_SYS_MKDIR, SBX_SYS_MKDIRAT, SBX_SYS_MKNOD,
     SBX_SYS_MKNODAT, SBX_SYS_SYMLINK, SBX_SYS_SYMLINKAT, SBX_SYS_LINK, SBX_SYS_LINKAT,
     SBX_SYS_RENAME, SBX_SYS_RENAMEAT, SBX_SYS_RENAMEAT2, SBX_SYS_SOCKET, SBX_SYS_SOCKETCALL,
-    SBX_SYS_IO_URING_SETUP, SBX_SYS_BIND, SBX_SYS_CONNECT,
+    SBX_SYS_IO_URING_SETUP, SBX_SYS_BIND,
     SBX_SYS_N_NAMES
 };
 
@@ -45,7 +44,7 @@ struct sbx_syscall {
     unsigned mode;
     unsigned dev;
     int family, type; /* SBX_OP_SOCKET; -1 otherwise */
-    /* SBX_OP_BIND, SBX_OP_CONNECT: the socket, the address (`path`) and its length; with
+    /* SBX_OP_BIND: the socket, the address (`path`) and its length; with
      * `mux`, `path` is instead where socketcall's three 32-bit arguments
      * (fd, address, length) are, in the command's memory. */
     int sockfd;

@@ -3,8 +3,6 @@
  *   sock_compat direct FAMILY      i386 socket(2), number 359
  *   sock_compat socketcall FAMILY  i386 socketcall(SYS_SOCKET, args)
  *   sock_compat x32 FAMILY         x32 socket(2)
- *   sock_compat connect PATH       an i386 AF_UNIX socket, i386 connect(2) (362) to PATH
- *   sock_compat connectcall PATH   the same through socketcall(SYS_CONNECT, args)
  * FAMILY is a number (1 unix, 2 inet, 10 inet6). Exit 0: created; 1: refused
  * (errno printed); 2: the ABI is not available here; 3: usage. */
 #define _GNU_SOURCE
@@ -38,42 +36,6 @@ int main(int argc, char **argv)
         return 3;
     }
     family = strtol(argv[2], NULL, 0);
-    if (strncmp(argv[1], "connect", 7) == 0) {
-        /* The address and the arguments in the low 4 GiB: the i386 kernel
-         * reads them through 32-bit pointers. */
-        unsigned char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
-        unsigned int *args;
-        size_t pl = strlen(argv[2]);
-        long fd;
-        if (m == MAP_FAILED || pl > 107) {
-            perror("mmap");
-            return 2;
-        }
-        fd = int80(359, 1 /* AF_UNIX */, 1 /* SOCK_STREAM */, 0);
-        if (fd < 0) {
-            printf("socket: errno %ld (%s)\n", -fd, strerror((int)-fd));
-            return -fd == ENOSYS ? 2 : 1;
-        }
-        m[0] = 1; /* sun_family = AF_UNIX, little-endian */
-        m[1] = 0;
-        memcpy(m + 2, argv[2], pl + 1);
-        if (strcmp(argv[1], "connect") == 0) {
-            ret = int80(362, fd, (long)(unsigned long)m, (long)(2 + pl + 1));
-        } else {
-            args = (unsigned int *)(m + 512);
-            args[0] = (unsigned int)fd;
-            args[1] = (unsigned int)(unsigned long)m;
-            args[2] = (unsigned int)(2 + pl + 1);
-            ret = int80(102, 3 /* SYS_CONNECT */, (long)(unsigned long)args, 0);
-        }
-        if (ret >= 0) {
-            printf("connected\n");
-            return 0;
-        }
-        printf("errno %ld (%s)\n", -ret, strerror((int)-ret));
-        return -ret == ENOSYS ? 2 : 1;
-    }
     if (strcmp(argv[1], "direct") == 0) {
         ret = int80(359, family, 1 /* SOCK_STREAM */, 0);
     } else if (strcmp(argv[1], "socketcall") == 0) {

@@ -41,8 +41,6 @@
 #define V_NOTFS V_NETONLY
 #define V_ALL (V_CONF | V_NET | V_RO)
 #define V_GUARD (B(SBX_SC_V_CREATE_NOTIFY) | B(SBX_SC_V_CREATE_NOTIFY_NET))
-/* listeners where a mask may exist: connect stops for its record (issue 20) */
-#define V_CONNREC (V_GUARD | B(SBX_SC_V_NOTIFY_CONFINED) | B(SBX_SC_V_NOTIFY_NET_CONFINED))
 #define V_USERNS B(SBX_SC_V_NO_USERNS)
 /* A supervised run: main programs without the recorded refusals, and the
  * listener's programs that notify them. */
@@ -50,11 +48,9 @@
 #define V_SUP_NET (B(SBX_SC_V_NET_SUP) | B(SBX_SC_V_NET_CONFINED_SUP))
 #define V_SUP_FS (B(SBX_SC_V_CONFINED_SUP) | B(SBX_SC_V_NET_CONFINED_SUP) | V_SUP_RO)
 #define V_SUP (V_SUP_NET | V_SUP_FS)
-#define V_LSN_NET (B(SBX_SC_V_NOTIFY_NET) | B(SBX_SC_V_CREATE_NOTIFY_NET) |                   \
-                   B(SBX_SC_V_NOTIFY_NET_CONFINED))
+#define V_LSN_NET (B(SBX_SC_V_NOTIFY_NET) | B(SBX_SC_V_CREATE_NOTIFY_NET))
 #define V_LSN_RO B(SBX_SC_V_NOTIFY_READ_ONLY)
-#define V_LSN_PLAIN (B(SBX_SC_V_NOTIFY_NET) | B(SBX_SC_V_NOTIFY_CONFINED) | V_LSN_RO |         \
-                     B(SBX_SC_V_NOTIFY_NET_CONFINED))
+#define V_LSN_PLAIN (B(SBX_SC_V_NOTIFY_NET) | B(SBX_SC_V_NOTIFY_CONFINED) | V_LSN_RO)
 #define V_LSN (V_LSN_PLAIN | V_GUARD)
 
 #define HI(x) ((uint64_t)(x) << 32)
@@ -388,24 +384,7 @@ static const struct sc_case x86_cases[] = {
     {"guard: bind (a socket's path is a name)", V_GUARD, AUDIT_X86_64, 49, 3, 0, 0, NOTIFY},
     {"guard: i386 bind", V_GUARD, AUDIT_I386, 361, 3, 0, 0, NOTIFY},
     {"guard: i386 socketcall(SYS_BIND)", V_GUARD, AUDIT_I386, 102, 2, 0, 0, NOTIFY},
-    {"connect records: connect stops", V_CONNREC, AUDIT_X86_64, 42, 3, 0x1000, 110, NOTIFY},
-    {"connect records: i386 connect stops", V_CONNREC, AUDIT_I386, 362, 3, 0x1000, 110, NOTIFY},
-    {"connect records: i386 socketcall(SYS_CONNECT) stops", V_CONNREC, AUDIT_I386, 102, 3, 0, 0,
-     NOTIFY},
-    {"connect records: i386 socketcall(SYS_SENDTO) passes", V_CONNREC, AUDIT_I386, 102, 11, 0, 0,
-     ALLOW},
-    {"connect passes where no mask can be (network only, read-only)",
-     B(SBX_SC_V_NOTIFY_NET) | V_LSN_RO, AUDIT_X86_64, 42, 3, 0x1000, 110, ALLOW},
-    {"connect passes the main programs", V_SUP | V_ALL, AUDIT_X86_64, 42, 3, 0x1000, 110, ALLOW},
-    /* review r69 F1: an internet connect never waits for the supervisor */
-    {"connect records: an IPv4 connect passes", V_CONNREC, AUDIT_X86_64, 42, 3, 0x1000, 16, ALLOW},
-    {"connect records: an IPv6 connect passes", V_CONNREC, AUDIT_X86_64, 42, 3, 0x1000, 28, ALLOW},
-    {"connect records: IPv4 length, junk above", V_CONNREC, AUDIT_X86_64, 42, 3, 0x1000,
-     HI(1) | 16, ALLOW},
-    {"connect records: a length of 17 stops", V_CONNREC, AUDIT_X86_64, 42, 3, 0x1000, 17, NOTIFY},
-    {"connect records: a length of 0 stops", V_CONNREC, AUDIT_X86_64, 42, 3, 0x1000, 0, NOTIFY},
-    {"connect records: a huge length stops", V_CONNREC, AUDIT_X86_64, 42, 3, 0x1000, 0x80000010u,
-     NOTIFY},
+    {"guard: i386 socketcall(SYS_CONNECT) passes", V_GUARD, AUDIT_I386, 102, 3, 0, 0, ALLOW},
     {"supervised: bind passes without the guard", V_SUP, AUDIT_X86_64, 49, 3, 0, 0, ALLOW},
     {"guard: foreign arch kills", V_GUARD, AUDIT_AARCH64, 56, 0, 0, 0x40, KILL},
     {"supervised: inet socket left to the listener", V_SUP, AUDIT_X86_64, 41, 2, 1, 0, ALLOW},
@@ -526,9 +505,6 @@ static const struct sc_case arm_cases[] = {
     {"guard: mkdirat", V_GUARD, AUDIT_AARCH64, 34, 0, 0, 0, NOTIFY},
     {"guard: renameat2", V_GUARD, AUDIT_AARCH64, 276, 0, 0, 0, NOTIFY},
     {"guard: bind", V_GUARD, AUDIT_AARCH64, 200, 3, 0, 0, NOTIFY},
-    {"connect records: connect stops", V_CONNREC, AUDIT_AARCH64, 203, 3, 0, 110, NOTIFY},
-    {"connect records: arm connect stops", V_CONNREC, AUDIT_ARM, 283, 3, 0, 110, NOTIFY},
-    {"connect passes without masks", B(SBX_SC_V_NOTIFY_NET), AUDIT_AARCH64, 203, 3, 0, 110, ALLOW},
     {"guard: arm bind", V_GUARD, AUDIT_ARM, 282, 3, 0, 0, NOTIFY},
     {"guard: arm open O_CREAT", V_GUARD, AUDIT_ARM, 5, 0, 0x40, 0, NOTIFY},
     {"guard: arm mkdir", V_GUARD, AUDIT_ARM, 39, 0, 0, 0, NOTIFY},
@@ -675,13 +651,9 @@ static void test_a_supervised_run_splits_the_plain_program(void **state)
                 int in_l = sbx_sc_rule_in_variant(r, lsn, &a_lsn);
                 int rec = sbx_sc_rule_recorded(r), procs = (r->groups & SBX_SC_PROCS) != 0;
                 int guard_rule = guard && !ro && (r->groups & SBX_SC_CREATE);
-                /* connect records: every listener of a run that may mask */
-                int conn_rule = (r->groups & SBX_SC_UNIXREC) && !ro &&
-                                (guard || p == SBX_SC_V_CONFINED ||
-                                 p == SBX_SC_V_NET_CONFINED || p == SBX_SC_V_NET_CONFINED_EPERM);
                 if (in_s != ((in_p && !rec) || (procs && !rec)) ||
                     (in_s && a_sup != r->action) ||
-                    in_l != ((in_p && rec) || guard_rule || conn_rule) ||
+                    in_l != ((in_p && rec) || guard_rule) ||
                     (in_l && rec && a_lsn != SBX_SC_NOTIFY) ||
                     (in_l && !rec && a_lsn != r->action)) {
                     printf("%s -> %s + %s: rule %s (%s): plain %d, main %d, listener %d\n",
