@@ -341,17 +341,10 @@ static int proxy_bus(pid_t pid, const char *sock, char *bus, size_t size)
     char p[64], cmd[3 * PATH_MAX + 64], name[32];
     const char *a1, *a2, *in, *slash;
     size_t o = 0;
-    ssize_t n;
-    int fd;
+    long n;
     snprintf(p, sizeof p, "/proc/%ld/cmdline", (long)pid);
-    fd = open(p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if ((n = sbx_read_small(p, cmd, sizeof cmd)) <= 0)
         return -1;
-    n = read(fd, cmd, sizeof cmd - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    cmd[n] = '\0';
     a1 = memchr(cmd, '\0', (size_t)n);
     if (!a1 || a1 + 1 >= cmd + n)
         return -1;
