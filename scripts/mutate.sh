@@ -95,6 +95,9 @@ MUTATIONS=(
   'launch-toomanyrefs-silent|src/linux/supervisor.c|        m.step = own_step(plan);\n        m.err = errno;\n        msg.msg_control = NULL;|        _exit(126);\n        msg.msg_control = NULL;'
   'guard-worker-addfd-send|src/linux/guard.c|            a.flags = s->guard_worker > 0 ? 0 : SECCOMP_ADDFD_FLAG_SEND;|            a.flags = SECCOMP_ADDFD_FLAG_SEND;'
   'supervisor-reaped-pid-reused|src/linux/supervisor.c|    if (sbx_tree_reap(s->child_done ? 0 : s->child, \&status, \&s->cpu_ms, none)) {|    if (sbx_tree_reap(s->child, \&status, \&s->cpu_ms, none)) {'
+  'standin-access-unchecked|src/linux/mask.c|            may[k++] = faccessat(AT_FDCWD, m->e[i].path, W_OK, AT_EACCESS) == 0;|            may[k++] = 1;'
+  'standin-no-drain|src/linux/supervisor.c|        for (round = 0; round < 4 \&\& covers_accept(s, k) == 64; round++)|        for (round = 0; 0 \&\& round < 4 \&\& covers_accept(s, k) == 64; round++)'
+  'standin-root-none|src/linux/unixep.c|        if (cov \&\& sbx_unix_cover(cov, l->e[i].real,|        if (0 \&\& cov \&\& sbx_unix_cover(cov, l->e[i].real,'
 )
 
 work=$(mktemp -d /tmp/sbx-mutate.XXXXXX)

@@ -58,6 +58,7 @@ static const char *kind_name(int kind)
     case SBX_REC_SOCKET: return "socket";
     case SBX_REC_IO_URING: return "io_uring";
     case SBX_REC_PROTECTED: return "protected_name";
+    case SBX_REC_UNIX: return "closed_endpoint";
     default: return "hedged";
     }
 }
@@ -71,6 +72,7 @@ static const char *action_name(int action)
     case SBX_ACT_EACCES: return "EACCES";
     case SBX_ACT_CAUGHT: return "SIGSYS_CAUGHT";
     case SBX_ACT_ENDED: return "ENDED";
+    case SBX_ACT_CLOSED: return "CLOSED";
     default: return NULL;
     }
 }
@@ -272,6 +274,7 @@ void sbx_outcome_summary(const struct sbx_outcome_data *d, char *buf, size_t siz
            : first->action == SBX_ACT_ENDED
                ? "was sent SIGSYS, but its process ended another way before taking it"
            : first->action == SBX_ACT_EACCES ? "got EACCES"
+           : first->action == SBX_ACT_CLOSED ? "the connection was closed at once"
                                              : "got EPERM";
     switch (first->kind) {
     case SBX_REC_SOCKET:
@@ -289,6 +292,11 @@ void sbx_outcome_summary(const struct sbx_outcome_data *d, char *buf, size_t siz
     case SBX_REC_IO_URING:
         snprintf(buf, size, "blocked by the sandbox: %s tried to set up io_uring and %s", who,
                  done);
+        break;
+    case SBX_REC_UNIX:
+        snprintf(buf, size, "blocked by the sandbox: %s tried to connect to %s, a local "
+                 "endpoint the sandbox closes (--allow-unix PATH reopens one), and %s",
+                 who, first->path ? first->path : "?", done);
         break;
     default:
         snprintf(buf, size, "blocked by the sandbox: %s tried to create the protected name %s "

@@ -10,7 +10,8 @@ enum sbx_rec_kind {
     SBX_REC_HEDGED = 0,   /* a sentence from the exit status and error text: not certain */
     SBX_REC_SOCKET = 1,   /* a refused socket() or socketcall(SYS_SOCKET) */
     SBX_REC_IO_URING = 2, /* io_uring_setup refused */
-    SBX_REC_PROTECTED = 3 /* the creation guard refused a protected name */
+    SBX_REC_PROTECTED = 3, /* the creation guard refused a protected name */
+    SBX_REC_UNIX = 4       /* a connect reached a closed socket's stand-in (issue 20) */
 };
 
 enum sbx_rec_action {
@@ -20,8 +21,9 @@ enum sbx_rec_action {
     SBX_ACT_EPERM = 3,
     SBX_ACT_EACCES = 4,
     SBX_ACT_CAUGHT = 5,  /* SIGSYS sent, and its handler caught it: the call got EPERM */
-    SBX_ACT_ENDED = 6    /* SIGSYS sent, but its process ended another way (another signal,
+    SBX_ACT_ENDED = 6,   /* SIGSYS sent, but its process ended another way (another signal,
                             an exit) before the thread was seen to take it or come back */
+    SBX_ACT_CLOSED = 7   /* the connection was accepted by the stand-in and closed unread */
 };
 
 enum sbx_run_flag {

@@ -246,7 +246,7 @@ with tempfile.NamedTemporaryFile(dir="/tmp") as f:
     nofile_hard) h=$(ulimit -Hn); [ "$h" = unlimited ] || [ "$h" -ge 5000 ] ;;
     # Per-session scheduling groups (CONFIG_SCHED_AUTOGROUP).
     autogroup) [ -r /proc/self/autogroup ] ;;
-    python3|node|groff|script|setcap|setpriv|getent|ip|unshare|losetup|debootstrap|git|npm|prlimit|strace)
+    python3|node|groff|script|setcap|setpriv|getent|ip|unshare|losetup|debootstrap|git|npm|prlimit|strace|taskset)
       command -v "$k" >/dev/null && { [ "$k" != python3 ] || python3 -c '' 2>/dev/null; } ;;
     *) return 99 ;;
   esac
@@ -331,7 +331,7 @@ SBX_PROFILE_KEYS="root nonroot x86_64 probes userns mountns landlock landlock4 l
   seccomp_notify guard supervisor cgroup2 cgroup2_ctrl sys_resource i386 x32 shm io_uring io_uring_socket tun tun_make loop loop_attach core_pattern_w pty ptmx ptrace ptrace0 sys_ptrace tiocsti
   setuid core_in_cwd core_hard unsanitized user_xattr fs_attrs dac_enforced bounding_admin dummy_link macvtap_make
   btrfs_eperm_distinct own_home home_not_tmp kernel_bpf kernel_perf kernel_userfaultfd kernel_personality nr_463 nr_466 nr_467 nr_469
-  python3 node go cargo npm git script setcap ip getent strace af_bluetooth af_can af_tipc af_rds af_alg af_xdp af_vsock af_packet autogroup nofile_hard"
+  python3 node go cargo npm git script setcap ip getent strace taskset af_bluetooth af_can af_tipc af_rds af_alg af_xdp af_vsock af_packet autogroup nofile_hard"
 profile() {
   local k
   for k in $SBX_PROFILE_KEYS; do

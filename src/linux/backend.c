@@ -250,7 +250,8 @@ static int load_filter(const struct sbx_bpf_insn *bpf, unsigned short len)
     return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 
-static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno)
+static int apply_steps(const struct sbx_linux_plan *plan, int raw_fork, struct sbx_covers *cov,
+                       int *sys_errno)
 {
     /* No core dumps: a SIGSYS kill must not leave a core file in the project
      * or hand the command's memory to a core_pattern pipe handler running
@@ -262,7 +263,7 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
     *sys_errno = 0;
     /* An all-off policy, supervised for its lifecycle only: nothing to apply. */
     if (plan->unconfined)
-        return plan->sup ? sbx_sup_start(plan, plan->sup, raw_fork, sys_errno) : SBX_STEP_NONE;
+        return plan->sup ? sbx_sup_start(plan, plan->sup, NULL, raw_fork, sys_errno) : SBX_STEP_NONE;
     if (setrlimit(RLIMIT_CORE, &no_core) != 0) {
         struct rlimit now;
         /* Inside another sandbox (which refuses the call) or under a hard
@@ -296,7 +297,7 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
             return r == -2 ? SBX_STEP_KERNEL_MOUNTS : SBX_STEP_ROOTFS;
     }
     /* In root's namespace, before the capability drop that locks them. */
-    if (plan->rootfs && sbx_unix_mask_apply(&plan->unix_eps, sys_errno) != 0)
+    if (plan->rootfs && sbx_unix_mask_apply(&plan->unix_eps, plan->sup ? cov : NULL, sys_errno) != 0)
         return SBX_STEP_ROOTFS;
     /* Root's step made every mount but its /dev nodev already, and its
      * /dev binds nodes the masks' step must not take devices from. */
@@ -304,7 +305,8 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
      * would change the host's own /proc and descriptors). */
     ro = plan->rootfs && plan->n_keep > 0;
     if (plan->mask &&
-        sbx_mask_apply(plan->mask, !plan->rootfs, ro, plan->sup && plan->guard, sys_errno) != 0)
+        sbx_mask_apply(plan->mask, !plan->rootfs, ro, plan->sup && plan->guard,
+                       plan->sup ? cov : NULL, sys_errno) != 0)
         return SBX_STEP_MASK;
     /* Without masks, /proc is made read-only here, while CAP_SYS_ADMIN is
      * still held; the masks' step does it after writing its maps. */
@@ -349,7 +351,7 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
      * The guard exists only in a supervised run: without a supervisor
      * nothing would refuse new protected names, so that is an error. */
     if (plan->sup)
-        return sbx_sup_start(plan, plan->sup, raw_fork, sys_errno);
+        return sbx_sup_start(plan, plan->sup, cov, raw_fork, sys_errno);
     if (plan->guard) {
         *sys_errno = EINVAL;
         return SBX_STEP_GUARD;
@@ -359,6 +361,20 @@ static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno
         return SBX_STEP_SECCOMP;
     }
     return SBX_STEP_NONE;
+}
+
+/* The steps, and the stand-ins they made closed again where they failed
+ * (the command's side closes its copies; the supervisor keeps them). */
+static int apply(const struct sbx_linux_plan *plan, int raw_fork, int *sys_errno)
+{
+    struct sbx_covers cov;
+    int step, i;
+    cov.n = 0;
+    step = apply_steps(plan, raw_fork, &cov, sys_errno);
+    if (step != SBX_STEP_NONE)
+        for (i = 0; i < cov.n; i++)
+            close(cov.fd[i]);
+    return step;
 }
 
 int sbx_linux_apply(const struct sbx_linux_plan *plan, int *sys_errno)

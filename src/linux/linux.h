@@ -400,10 +400,30 @@ long long sbx_dbus_deadline(void);
  * checked inode, named in `src` ("/proc/self/fd/N"), or -1 (then cover with
  * /dev/null). */
 int sbx_dbus_cover_open(const char *cover, int cover_fd, char *src, size_t size);
+/* A supervised run's stand-ins for the closed sockets (issue 20's records):
+ * listening sockets of the supervisor's own, each bound over one masked
+ * name instead of /dev/null. The supervisor accepts, records who connected
+ * to which name, and closes at once, reading nothing. Made by apply in the
+ * process that forks the supervisor; the command's side closes them. */
+#define SBX_COVER_MAX 32
+struct sbx_covers {
+    int n;
+    int fd[SBX_COVER_MAX];           /* listening, close-on-exec, non-blocking */
+    const char *path[SBX_COVER_MAX]; /* the masked name (the plan's string) */
+};
+/* Cover the socket at `target` with a new listener of `c`'s. Only a socket,
+ * and only where the command could connect to what is there (`may_connect`,
+ * the caller's access check with the command's credentials, made before any
+ * user namespace: a refused connect stays refused, unrecorded). Async-
+ * signal-safe. 0, or -1: not made (NULL c, full, gone, no room in /tmp or
+ * /dev/shm): the caller covers it with /dev/null, closed as well, and the
+ * connect is not recorded. */
+int sbx_unix_cover(struct sbx_covers *c, const char *target, int may_connect);
 /* Cover each socket of `l` with /dev/null, read-only, nodev, in the
- * calling process's own mount namespace (root's: rootfs.c). Async-signal-
- * safe. 0, or -1 with *sys_errno. */
-int sbx_unix_mask_apply(const struct sbx_unix_list *l, int *sys_errno);
+ * calling process's own mount namespace (root's: rootfs.c), or with a
+ * listener of `cov` (non-NULL in a supervised run). Async-signal-safe. 0,
+ * or -1 with *sys_errno. */
+int sbx_unix_mask_apply(const struct sbx_unix_list *l, struct sbx_covers *cov, int *sys_errno);
 /* Bind each folder of l->pin onto itself (with what is mounted below it,
  * the masks included), after the masks. Async-signal-safe. 0, or -1 with
  * *sys_errno. */
@@ -462,8 +482,9 @@ int sbx_mask_known_dir(const struct sbx_mask_plan *plan, const char *path, size_
  * call after no_new_privs. Returns 0, or -1 with *sys_errno set. NULL: no-op. */
 /* keep_ptrace: CAP_SYS_PTRACE stays in the user namespace for a guard's
  * supervisor, whose command side drops it after the fork (supervisor.c). */
+/* cov: a supervised run's stand-ins for the closed sockets (NULL: /dev/null). */
 int sbx_mask_apply(const struct sbx_mask_plan *plan, int nodev, int proc_ro, int keep_ptrace,
-                   int *sys_errno);
+                   struct sbx_covers *cov, int *sys_errno);
 /* After entering a private mount namespace (masks, root's rootfs): refuse a
  * descriptor that survives exec and is a directory or O_PATH, or a regular
  * file the namespace masks or makes read-only, since it still names the

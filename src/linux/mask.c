@@ -93,6 +93,7 @@ struct sbx_mask_entry {
     int bare;           /* a git directory not named .git (a bare repository) */
     unsigned long keep; /* MS_* flags the kernel locks on this mount: keep them */
     int gone_ok;        /* a listed daemon socket: skipped when it is gone at apply */
+    int endpoint;       /* a closed socket (listed or named), not a protected file */
     char *cover;        /* a session bus: its filtering proxy's socket (dbusproxy.c) */
     int cover_fd;       /* O_PATH descriptor of the proxy's checked socket, or -1 */
 };
@@ -237,6 +238,7 @@ static int add_entry(struct sbx_mask_plan *m, const char *path, int how)
     m->e[m->n].bare = 0;
     m->e[m->n].keep = 0;
     m->e[m->n].gone_ok = 0;
+    m->e[m->n].endpoint = 0;
     m->e[m->n].cover = NULL;
     m->e[m->n].cover_fd = -1;
     m->n++;
@@ -2371,6 +2373,12 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, int endp
          * A protected path or a socket the host named stays fail-closed. */
         if (rc == SANDBOX_OK && m->n > before && !eps.e[i].named)
             m->e[m->n - 1].gone_ok = 1;
+        /* A stand-in for the listed ones only, which are stream daemons; a
+         * --deny-unix socket may be a datagram one, which a stream stand-in
+         * would turn into a silent loss (logger retries as a stream: review
+         * r72 F4): /dev/null, refused, as unsupervised. */
+        if (rc == SANDBOX_OK && m->n > before && !eps.e[i].named)
+            m->e[m->n - 1].endpoint = 1;
         /* A session bus served through its filtering proxy: the plan
          * takes the proxy's socket and descriptor. */
         if (rc == SANDBOX_OK && m->n > before && eps.e[i].cover) {
@@ -2508,13 +2516,20 @@ static int drop_caps(int cap_last, int keep_ptrace)
 }
 
 int sbx_mask_apply(const struct sbx_mask_plan *m, int nodev, int proc_ro, int keep_ptrace,
-                   int *sys_errno)
+                   struct sbx_covers *cov, int *sys_errno)
 {
-    size_t i;
+    /* Whether the command could connect to each closed socket (by its order
+     * among them), asked with its own credentials before the namespace,
+     * whose capabilities pass any mode of the caller's own files. */
+    unsigned char may[SBX_COVER_MAX];
+    size_t i, k;
     int e, pass;
     *sys_errno = 0;
     if (!m)
         return 0;
+    for (i = 0, k = 0; cov && i < m->n && k < SBX_COVER_MAX; i++)
+        if (m->e[i].endpoint && m->e[i].how == MASK_FILE)
+            may[k++] = faccessat(AT_FDCWD, m->e[i].path, W_OK, AT_EACCESS) == 0;
     /* A user namespace gives the capabilities to mount, confined to the
      * command's own mount namespace; the host's view never changes. */
     if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
@@ -2528,6 +2543,7 @@ int sbx_mask_apply(const struct sbx_mask_plan *m, int nodev, int proc_ro, int ke
     if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0)
         goto fail;
     /* Read-only binds first: masks inside .git then sit on top of them. */
+    k = 0;
     for (pass = MASK_READONLY; pass <= MASK_FILE; pass++) {
         for (i = 0; i < m->n; i++) {
             const struct sbx_mask_entry *x = &m->e[i];
@@ -2548,7 +2564,10 @@ int sbx_mask_apply(const struct sbx_mask_plan *m, int nodev, int proc_ro, int ke
                     goto fail;
             } else {
                 char src[48];
-                int fd = sbx_dbus_cover_open(x->cover, x->cover_fd, src, sizeof src);
+                int fd, reach = 0;
+                if (x->endpoint && cov && k < SBX_COVER_MAX)
+                    reach = may[k++]; /* in the order of the check above */
+                fd = sbx_dbus_cover_open(x->cover, x->cover_fd, src, sizeof src);
                 if (fd >= 0) {
                     /* A session bus: its filtering proxy's socket instead
                      * (a connect needs no write access to the mount). */
@@ -2557,6 +2576,9 @@ int sbx_mask_apply(const struct sbx_mask_plan *m, int nodev, int proc_ro, int ke
                     if (e == 0)
                         continue;
                 }
+                /* A supervised run: the supervisor's stand-in, which records. */
+                if (reach && sbx_unix_cover(cov, x->path, 1) == 0)
+                    continue;
                 /* nodev makes opening the device fail: nothing to read or write. */
                 if (mount("/dev/null", x->path, NULL, MS_BIND, NULL) != 0) {
                     if (errno == ENOENT && x->gone_ok)

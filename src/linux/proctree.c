@@ -68,6 +68,21 @@ static long stat_ppid(long pid, int *dead)
     return v;
 }
 
+int sbx_tree_has(long pid)
+{
+    long self = (long)getpid(), p = pid;
+    int i, dead;
+    for (i = 0; i < 512 && p > 1; i++) {
+        long up = stat_ppid(p, &dead);
+        if (up < 0)
+            return i == 0 ? -1 : 0;
+        if (up == self)
+            return 1;
+        p = up;
+    }
+    return 0;
+}
+
 /* Every process's (pid, ppid); the count, or -1 when they do not fit. */
 static long scan(struct proc *t, long max)
 {

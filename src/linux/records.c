@@ -90,8 +90,8 @@ int sbx_rec_get(const struct sbx_rec_area *a, uint32_t i, struct sbx_rec *out, c
     /* One copy, then checks on the copy: the values used are the ones checked. */
     memcpy(out, &a->recs[i], sizeof *out);
     out->comm[sizeof out->comm - 1] = '\0';
-    if (out->kind < SBX_REC_SOCKET || out->kind > SBX_REC_PROTECTED ||
-        out->action < SBX_ACT_SIGSYS || out->action > SBX_ACT_ENDED ||
+    if (out->kind < SBX_REC_SOCKET || out->kind > SBX_REC_UNIX ||
+        out->action < SBX_ACT_SIGSYS || out->action > SBX_ACT_CLOSED ||
         out->name >= SBX_SYS_N_NAMES || out->count == 0 || out->path_len > 4096 ||
         out->path_off > SBX_REC_ARENA || out->path_len > SBX_REC_ARENA - out->path_off)
         return 0;

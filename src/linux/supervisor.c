@@ -512,16 +512,24 @@ static void autogroup_restore(int was)
 
 /* The run is over: status and records for the host, then end as the
  * command did, so whoever waits for this process sees its status. */
+static int covers_accept(struct sbx_sup *s, int k);
+
 __attribute__((noreturn)) static void finish(struct sbx_sup *s)
 {
     struct sigaction sa;
     sigset_t one;
-    int sig, status = s->status;
+    int sig, status = s->status, k, round;
     struct sbx_rec_area *a = s->opts->records;
 
     /* Every process is gone: a thread still waited on is recorded by how
      * its process ended. */
     (void)sbx_refusal_settle(s, 1);
+    /* A connect completes once queued: a process that connected to a
+     * stand-in and exited at once is still recorded (its backlog holds 64;
+     * nothing of the run is left to add more). */
+    for (k = 0; k < s->cov.n; k++)
+        for (round = 0; round < 4 && covers_accept(s, k) == 64; round++)
+            ;
     autogroup_restore(s->autogroup_nice);
     if (a) {
         a->status = status;
@@ -592,15 +600,16 @@ __attribute__((noreturn)) static void fail_run(struct sbx_sup *s, int step, int 
     finish(s);
 }
 
-/* Close every descriptor but a, b, c, d and e (each may be -1). */
-static void close_all_but(int a, int b, int c, int d, int e)
+/* Close every descriptor but the n in keep (each may be -1; keep is sorted
+ * in place). */
+static void close_all_but(int *keep, int n)
 {
-    int keep[5] = {a, b, c, d, e}, i, j, t, lo = 0;
-    for (i = 0; i < 5; i++) /* sort, smallest first */
-        for (j = i + 1; j < 5; j++)
+    int i, j, t, lo = 0;
+    for (i = 0; i < n; i++) /* sort, smallest first */
+        for (j = i + 1; j < n; j++)
             if (keep[j] < keep[i])
                 t = keep[i], keep[i] = keep[j], keep[j] = t;
-    for (i = 0; i < 5; i++) {
+    for (i = 0; i < n; i++) {
         if (keep[i] < 0 || keep[i] < lo)
             continue;
         if (keep[i] > lo && syscall(SYS_close_range, (unsigned)lo, (unsigned)keep[i] - 1, 0U) != 0)
@@ -611,12 +620,62 @@ static void close_all_but(int a, int b, int c, int d, int e)
     syscall(SYS_close_range, (unsigned)lo, ~0U, 0U);
 }
 
+/* A connect to a closed socket reached its stand-in (issue 20): record who
+ * and which name, then close the connection unread (the command sees it
+ * reset, or end). At most 64 a round per stand-in, so that a flood keeps
+ * neither the signals nor the other stand-ins waiting. */
+static int covers_accept(struct sbx_sup *s, int k)
+{
+    int i;
+    for (i = 0; i < 64; i++) {
+        struct sbx_task_info ti;
+        struct sbx_rec_in r;
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        int c = accept4(s->cov.fd[k], NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (c < 0)
+            return i;
+        memset(&cred, 0, sizeof cred);
+        memset(&ti, 0, sizeof ti);
+        /* The connecting process, as the kernel saw it at connect. Only the
+         * run's own make a record: a process outside reaches the stand-in
+         * too, through /proc/PID/root of the command (review r72b F3), and
+         * is no refusal of the run's; one of another pid namespace shows
+         * pid 0. One gone already cannot be checked, and counts. Its name
+         * only while it still runs (a label: the pid is what counts). */
+        if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0 ||
+            sbx_tree_has(cred.pid) == 0) {
+            close(c);
+            continue;
+        }
+        if (sbx_task_info(cred.pid, &ti) != 0)
+            memset(&ti, 0, sizeof ti);
+        ti.tgid = cred.pid;
+        close(c);
+        if (!s->opts->records)
+            continue;
+        memset(&r, 0, sizeof r);
+        r.kind = SBX_REC_UNIX;
+        r.action = SBX_ACT_CLOSED;
+        r.name = SBX_SYS_CONNECT;
+        r.family = AF_UNIX;
+        r.type = SOCK_STREAM;
+        r.pid = ti.tgid;
+        r.comm = ti.comm;
+        r.path = s->cov.path[k];
+        sbx_rec_add(s->opts->records, &r);
+    }
+    return i;
+}
+
 __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *plan,
                                                 const struct sbx_sup_opts *opts, int lfd,
-                                                pid_t child, uint32_t flags, int autogroup_nice)
+                                                pid_t child, uint32_t flags, int autogroup_nice,
+                                                const struct sbx_covers *cov)
 {
     struct seccomp_notif_sizes sizes;
-    struct pollfd pf[3 + SBX_GUARD_WORKERS];
+    struct pollfd pf[3 + SBX_GUARD_WORKERS + SBX_COVER_MAX];
+    int keep[5 + SBX_COVER_MAX];
     struct sbx_sup s;
     sigset_t set;
     union {
@@ -638,6 +697,8 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
     s.flags = flags;
     s.phase = SBX_SUP_RUNNING;
     s.autogroup_nice = autogroup_nice;
+    if (cov)
+        s.cov = *cov;
     /* Mapped, not on this stack (sandbox_spawn's child runs on a copy of
      * a host thread's stack, which may be small); zero pages are free
      * slots, and only those used are ever touched. */
@@ -668,8 +729,14 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
     s.glock_fd = sbx_guard_lock_fd(plan->guard);
     /* The project's lock: a description of this supervisor's own. */
     s.plock_fd = sbx_guard_project_reopen(sbx_guard_project_fd(plan->guard));
-    close_all_but(s.lfd, s.sfd, opts->limits ? opts->limits->cg_kill : -1, s.glock_fd,
-                  s.plock_fd);
+    keep[0] = s.lfd;
+    keep[1] = s.sfd;
+    keep[2] = opts->limits ? opts->limits->cg_kill : -1;
+    keep[3] = s.glock_fd;
+    keep[4] = s.plock_fd;
+    for (i = 0; i < s.cov.n; i++)
+        keep[5 + i] = s.cov.fd[i];
+    close_all_but(keep, 5 + s.cov.n);
     /* Room for a pidfd per thread followed after SIGSYS (refusal.c), up to
      * the hard limit: below it a caller waits for a descriptor, unkilled. */
     if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < SBX_SIGSYS_WAIT_MAX + 64) {
@@ -736,7 +803,14 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
          * may be unused): one that hands a descriptor over or exits wakes
          * the loop. */
         nw = sbx_work_fds(&s, pf + 2, SBX_GUARD_WORKERS + 1);
-        if (poll(pf, (nfds_t)(nw > 0 ? 2 + nw : np), next_wait(&s)) < 0 && errno != EINTR)
+        /* The stand-ins of the closed sockets, after the workers. */
+        for (i = 0; i < s.cov.n; i++) {
+            pf[2 + nw + i].fd = s.cov.fd[i];
+            pf[2 + nw + i].events = POLLIN;
+            pf[2 + nw + i].revents = 0;
+        }
+        if (poll(pf, (nfds_t)(nw > 0 || s.cov.n > 0 ? 2 + nw + s.cov.n : np), next_wait(&s)) < 0 &&
+            errno != EINTR)
             fail_run(&s, SBX_SUP_FAIL_POLL, errno);
         /* Signals and timers first, every round: a flood of notifications
          * must not keep the timeout or the host's death from being seen. */
@@ -751,6 +825,9 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
         }
         if (s.n_backlog > 0 && s.n_workers < SBX_GUARD_WORKERS)
             serve_backlog(&s);
+        for (i = 0; i < s.cov.n; i++)
+            if (pf[2 + nw + i].revents & POLLIN)
+                (void)covers_accept(&s, i);
         if (np == 2 && (pf[1].revents & POLLIN)) {
             memset(&req, 0, notif_size);
             if (ioctl(s.lfd, SECCOMP_IOCTL_NOTIF_RECV, &req) == 0)
@@ -829,7 +906,7 @@ static int own_step(const struct sbx_linux_plan *plan)
 /* The command's side: scope, load the programs, hand the listener over.
  * Returns only on success; on failure tells the parent and exits. */
 static void child_side(const struct sbx_linux_plan *plan, int sock, pid_t parent,
-                       const sigset_t *old)
+                       const sigset_t *old, const struct sbx_covers *cov)
 {
     struct sup_msg m = {SBX_STEP_NONE, 0, 0};
     struct seccomp_notif_addfd probe;
@@ -842,8 +919,12 @@ static void child_side(const struct sbx_linux_plan *plan, int sock, pid_t parent
     struct cmsghdr *h;
     const struct sbx_bpf_insn *main_bpf = plan->sup_bpf;
     unsigned short main_len = plan->sup_bpf_len;
-    int lfd = -1;
+    int lfd = -1, i;
 
+    /* The stand-ins are the supervisor's: a command holding one could
+     * accept the connects meant for it, unrecorded. */
+    for (i = 0; cov && i < cov->n; i++)
+        close(cov->fd[i]);
     /* The supervisor's death must not leave the command running unwatched;
      * its death before this line is seen by getppid. */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent)
@@ -977,7 +1058,7 @@ static void child_side(const struct sbx_linux_plan *plan, int sock, pid_t parent
 }
 
 int sbx_sup_start(const struct sbx_linux_plan *plan, const struct sbx_sup_opts *opts,
-                  int raw_fork, int *sys_errno)
+                  struct sbx_covers *cov, int raw_fork, int *sys_errno)
 {
     struct sup_msg m;
     union {
@@ -1033,7 +1114,7 @@ int sbx_sup_start(const struct sbx_linux_plan *plan, const struct sbx_sup_opts *
     pid = raw_fork ? (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0) : fork();
     if (pid == 0) {
         close(sv[0]);
-        child_side(plan, sv[1], parent, &old);
+        child_side(plan, sv[1], parent, &old, cov);
         return SBX_STEP_NONE;
     }
     e = errno;
@@ -1063,7 +1144,7 @@ int sbx_sup_start(const struct sbx_linux_plan *plan, const struct sbx_sup_opts *
         (lfd >= 0 || !plan->lsn_bpf || (m.flags & SBX_RUN_NO_LISTENER)) &&
         send(sv[0], "", 1, MSG_NOSIGNAL) == 1) {
         close(sv[0]);
-        supervise(plan, opts, lfd, pid, m.flags, ag);
+        supervise(plan, opts, lfd, pid, m.flags, ag, cov);
     }
     /* The child failed (and exits 126), or waits for a byte it will not
      * get: nothing ran. */

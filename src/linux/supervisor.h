@@ -134,6 +134,7 @@ struct sbx_sup {
     int glock_fd;       /* the guards' shared lock (guardlock.c), or -1 */
     int plock_fd;       /* the project's root, this process's own, flock'd with it; or -1 */
     int glock_held;     /* 1 while this guard holds them */
+    struct sbx_covers cov; /* the closed sockets' stand-ins (linux.h): accepted, recorded, closed */
 };
 
 /* One notification being served. */
@@ -150,8 +151,10 @@ struct sbx_notif {
  * parent becomes the supervisor and never returns, unless the child failed:
  * then it returns the failed step with *sys_errno (the child is reaped;
  * nothing ran). `raw_fork`: clone without atfork handlers (sandbox_spawn). */
+/* `cov`: the closed sockets' stand-ins apply made (or NULL): the supervisor
+ * keeps them, the command's side closes them. */
 int sbx_sup_start(const struct sbx_linux_plan *plan, const struct sbx_sup_opts *opts,
-                  int raw_fork, int *sys_errno);
+                  struct sbx_covers *cov, int raw_fork, int *sys_errno);
 
 /* For a module waiting a moment in the middle of a call (the guard for
  * another run's guard, guardlock.c): handle the supervisor's signals and
@@ -238,6 +241,9 @@ void sbx_work_end(struct sbx_sup *s);
  * come back to it). Send `sig` to every one, verified through a pidfd so a
  * recycled pid is never signalled; returns how many were signalled. */
 int sbx_tree_signal(int sig);
+/* Whether `pid` descends from the calling process (the supervisor, a
+ * subreaper: the run's tree): 1, 0, or -1 when it is gone already. */
+int sbx_tree_has(long pid);
 /* Reap every child that has ended; the command's status goes to *status
  * when it is among them. 1 when the command was reaped. Sets *none when no
  * child is left at all. */

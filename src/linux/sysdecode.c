@@ -82,7 +82,7 @@ static const char *const names[SBX_SYS_N_NAMES] = {
     "open",      "creat",  "openat", "mkdir",    "mkdirat",   "mknod",
     "mknodat",   "symlink", "symlinkat", "link", "linkat",    "rename",
     "renameat",  "renameat2", "socket", "socketcall", "io_uring_setup",
-    "bind",
+    "bind",      "connect",
 };
 
 const char *sbx_sys_name(int name)

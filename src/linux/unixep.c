@@ -16,11 +16,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 /* Where a template's path starts: the root, a runtime directory, a home. */
@@ -386,6 +390,74 @@ static int listed(const struct ep_roots *rt, char *const *list, size_t n, const 
     return 0;
 }
 
+/* The mount id of `path` itself (no link followed), or 0. */
+static unsigned long long mnt_id(const char *path)
+{
+    struct statx st;
+    if (syscall(SYS_statx, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT |
+                AT_STATX_DONT_SYNC, STATX_MNT_ID, &st) != 0 || !(st.stx_mask & STATX_MNT_ID))
+        return 0;
+    return st.stx_mnt_id;
+}
+
+/* 1 when the socket at `real` is the stand-in of a supervised run of ours
+ * that encloses this launcher (sbx_unix_cover): the root of a mount of its
+ * own, bound from a name ".sbx-cover-" and 16 hex digits since unlinked, as
+ * /proc/self/mountinfo shows it. Only a mount puts that there, and a command
+ * inside a sandbox cannot mount: the enclosing launcher made it (or root, or
+ * the user outside every sandbox). It is closed already (a connect reaches
+ * the enclosing run's supervisor, recorded there, never the daemon), and a
+ * nested launcher could not mount over it (Landlock forbids mounts): taken
+ * for one of its own, every nested run exited 126 (review r72 F2). */
+static int enclosing_standin(const char *real)
+{
+    static const char tag[] = "/.sbx-cover-", tail[] = "//deleted";
+    char dir[PATH_MAX], line[PATH_MAX + 256];
+    const char *slash = strrchr(real, '/');
+    unsigned long long id = mnt_id(real), up;
+    FILE *f;
+    int found = 0;
+    if (!id || !slash || (size_t)(slash - real) >= sizeof dir)
+        return 0;
+    memcpy(dir, real, (size_t)(slash - real));
+    dir[slash == real ? 1 : slash - real] = '\0';
+    if (slash == real)
+        dir[0] = '/';
+    up = mnt_id(dir);
+    if (!up || up == id)
+        return 0; /* not a mount root: no stand-in */
+    f = fopen("/proc/self/mountinfo", "re");
+    if (!f)
+        return 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        char *sp1 = strchr(line, ' '), *root, *end;
+        size_t n, k;
+        if (!sp1 || strtoull(line, NULL, 10) != id)
+            continue;
+        /* "ID PARENT MAJ:MIN ROOT MOUNTPOINT ...": the root is field 4. */
+        root = strchr(sp1 + 1, ' ');
+        root = root ? strchr(root + 1, ' ') : NULL;
+        end = root ? strchr(root + 1, ' ') : NULL;
+        if (!end)
+            break;
+        root++;
+        n = (size_t)(end - root);
+        if (n < sizeof tag - 1 + 16 + sizeof tail - 1 ||
+            memcmp(end - (sizeof tail - 1), tail, sizeof tail - 1) != 0)
+            break;
+        root = end - (sizeof tail - 1) - 16 - (sizeof tag - 1);
+        if (memcmp(root, tag, sizeof tag - 1) != 0)
+            break;
+        found = 1;
+        for (k = 0; k < 16; k++)
+            if (!strchr("0123456789abcdef", root[sizeof tag - 1 + k]) ||
+                !root[sizeof tag - 1 + k])
+                found = 0;
+    }
+    fclose(f);
+    return found;
+}
+
 /* Add `path` if it is an existing socket that is not allowed and not there
  * yet, with the folders to pin on its way. `strict`: the name counts even
  * when nothing is there now (the host named it, or a D-Bus address): a
@@ -416,6 +488,8 @@ static int consider(const sbx_resolved *r, const struct ep_roots *rt, struct sbx
     }
     a = listed(rt, r->allow_unix, r->n_allow_unix, w.real, bad, bad_size, &e);
     if (e != 0 || a == 1)
+        goto out;
+    if (enclosing_standin(w.real))
         goto out;
     if (a == EP_ALLOW_CHANGEABLE) {
         e = a;
@@ -738,7 +812,123 @@ int sbx_unix_pin_apply(const struct sbx_unix_list *l, int *sys_errno)
     return 0;
 }
 
-int sbx_unix_mask_apply(const struct sbx_unix_list *l, int *sys_errno)
+/* "/proc/self/fd/N" (async-signal-safe). */
+static void fd_name(char *buf, int fd)
+{
+    static const char pre[] = "/proc/self/fd/";
+    char d[12];
+    size_t n = 0;
+    memcpy(buf, pre, sizeof pre - 1);
+    buf += sizeof pre - 1;
+    do
+        d[n++] = (char)('0' + fd % 10);
+    while ((fd /= 10) > 0);
+    while (n > 0)
+        *buf++ = d[--n];
+    *buf = '\0';
+}
+
+/* Bind the listener `fd`, bound at `name`, over `target`: from the inode
+ * at the name, once it is shown to be the listener's own. A process of the
+ * same account (another sandboxed command: /tmp is writable to it) may swap
+ * the name for a link to the closed socket itself between the bind and the
+ * mount (review r72 F1), so the inode is pinned (O_PATH, no link followed),
+ * then connected to through that descriptor: it is ours only when our own
+ * listener then holds a connection from this process. The mount takes the
+ * pinned inode, never the name again. Async-signal-safe. 0, or -1. */
+static int cover_mount(int fd, const char *name, const char *target)
+{
+    struct sockaddr_un a;
+    struct stat st;
+    int p, c, i, ok = 0;
+    p = open(name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (p < 0)
+        return -1;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    fd_name(a.sun_path, p);
+    c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fstat(p, &st) == 0 && S_ISSOCK(st.st_mode) && c >= 0 &&
+        connect(c, (const struct sockaddr *)&a, sizeof a) == 0) {
+        /* Others may have connected first: ours is the one from this pid. */
+        for (i = 0; i < 16 && !ok; i++) {
+            struct ucred cred;
+            socklen_t len = sizeof cred;
+            int x = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+            if (x < 0)
+                break;
+            ok = getsockopt(x, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
+                 cred.pid == getpid();
+            close(x);
+        }
+    }
+    if (c >= 0)
+        close(c);
+    if (ok)
+        ok = mount(a.sun_path, target, NULL, MS_BIND, NULL) == 0;
+    close(p);
+    return ok ? 0 : -1;
+}
+
+int sbx_unix_cover(struct sbx_covers *c, const char *target, int may_connect)
+{
+    /* Bound first at a fresh name of the caller's own: bind makes the name
+     * or fails (EADDRINUSE), never following what is there. Mode 0700 for
+     * the moment it has that name; the name goes once the mount holds the
+     * socket, and the mount point then cannot be renamed, unlinked or
+     * linked, as /dev/null's could not. */
+    static const char *const base[] = {"/tmp/.sbx-cover-", "/dev/shm/.sbx-cover-"};
+    struct sockaddr_un a;
+    struct stat st;
+    unsigned long long rnd;
+    mode_t um;
+    size_t b;
+    int fd, k, h;
+    if (!c || !may_connect || c->n >= SBX_COVER_MAX || lstat(target, &st) != 0 ||
+        !S_ISSOCK(st.st_mode))
+        return -1;
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return -1;
+    um = umask(077);
+    for (b = 0; b < sizeof base / sizeof base[0]; b++) {
+        for (k = 0; k < 8; k++) {
+            char *p;
+            memset(&a, 0, sizeof a);
+            a.sun_family = AF_UNIX;
+            p = a.sun_path + strlen(base[b]);
+            memcpy(a.sun_path, base[b], strlen(base[b]));
+            /* Unguessable: another account cannot take the names first. */
+            if (syscall(SYS_getrandom, &rnd, sizeof rnd, 0) != (long)sizeof rnd)
+                rnd = ((unsigned long long)getpid() << 20) ^ ((unsigned long long)c->n << 8) ^
+                      (unsigned long long)k;
+            for (h = 0; h < 16; h++)
+                *p++ = "0123456789abcdef"[(rnd >> (60 - 4 * h)) & 15];
+            *p = '\0';
+            if (bind(fd, (const struct sockaddr *)&a, sizeof a) == 0)
+                goto bound;
+            if (errno != EADDRINUSE)
+                break;
+        }
+    }
+    umask(um);
+    close(fd);
+    return -1;
+bound:
+    umask(um);
+    k = listen(fd, 64) == 0 && cover_mount(fd, a.sun_path, target) == 0;
+    unlink(a.sun_path);
+    if (!k) {
+        close(fd);
+        return -1;
+    }
+    c->fd[c->n] = fd;
+    c->path[c->n] = target;
+    c->n++;
+    return 0;
+}
+
+int sbx_unix_mask_apply(const struct sbx_unix_list *l, struct sbx_covers *cov, int *sys_errno)
 {
     size_t i;
     for (i = 0; i < l->n; i++) {
@@ -754,6 +944,10 @@ int sbx_unix_mask_apply(const struct sbx_unix_list *l, int *sys_errno)
             if (ok == 0)
                 continue;
         }
+        /* A supervised run: the supervisor's stand-in, which records. */
+        if (cov && !l->e[i].named && sbx_unix_cover(cov, l->e[i].real,
+                                  faccessat(AT_FDCWD, l->e[i].real, W_OK, AT_EACCESS) == 0) == 0)
+            continue;
         if (mount("/dev/null", l->e[i].real, NULL, MS_BIND, NULL) != 0) {
             /* Gone since the list was made (a daemon stopped; a plan reused
              * later): nothing answers there. One the host named stays a
@@ -885,7 +1079,8 @@ void sbx_unix_explain(const sbx_resolved *r, int json, sbx_buf *out)
         sbx_buf_add(out, "}}");
     } else {
         sbx_buf_add(out, "privileged local sockets (masked in a private mount namespace: connect "
-                         "and sendto fail with ECONNREFUSED):\n");
+                         "and sendto fail with ECONNREFUSED; in a supervised run a connect is "
+                         "accepted by the supervisor's stand-in, recorded and closed at once):\n");
         if (l.n == 0)
             sbx_buf_add(out, "  none of the known ones exists on this machine now\n");
         for (i = 0; i < l.n; i++) {

@@ -81,7 +81,7 @@ static int run(const struct fixture *f, int confined, const char *script)
             }
             if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
                 _exit(213);
-            if (sbx_mask_apply(m, 1, 0, 0, &e) != 0) {
+            if (sbx_mask_apply(m, 1, 0, 0, NULL, &e) != 0) {
                 dprintf(2, "apply: %s\n", strerror(e));
                 _exit(214);
             }
