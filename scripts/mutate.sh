@@ -97,7 +97,10 @@ MUTATIONS=(
   'supervisor-reaped-pid-reused|src/linux/supervisor.c|    if (sbx_tree_reap(s->child_done ? 0 : s->child, \&status, \&s->cpu_ms, none)) {|    if (sbx_tree_reap(s->child, \&status, \&s->cpu_ms, none)) {'
   'standin-access-unchecked|src/linux/mask.c|            may[k++] = faccessat(AT_FDCWD, m->e[i].path, W_OK, AT_EACCESS) == 0;|            may[k++] = 1;'
   'standin-no-drain|src/linux/supervisor.c|        for (round = 0; round < 4 \&\& covers_accept(s, k) == 64; round++)|        for (round = 0; 0 \&\& round < 4 \&\& covers_accept(s, k) == 64; round++)'
-  'standin-root-none|src/linux/unixep.c|        if (cov \&\& sbx_unix_cover(cov, l->e[i].real,|        if (0 \&\& cov \&\& sbx_unix_cover(cov, l->e[i].real,'
+  'standin-root-none|src/linux/unixep.c|        if (cov \&\& !l->e[i].named \&\& sbx_unix_cover(cov, l->e[i].real,|        if (0 \&\& cov \&\& !l->e[i].named \&\& sbx_unix_cover(cov, l->e[i].real,'
+  'standin-verify-skipped|src/linux/unixep.c|    if (ok)\n        ok = mount(a.sun_path, target, NULL, MS_BIND, NULL) == 0;|    ok = mount(name, target, NULL, MS_BIND, NULL) == 0;'
+  'standin-tree-unchecked|src/linux/supervisor.c|            sbx_tree_has(cred.pid) == 0) {|            0) {'
+  'standin-enclosing-ignored|src/linux/unixep.c|    if (enclosing_standin(w.real))\n        goto out;|'
 )
 
 work=$(mktemp -d /tmp/sbx-mutate.XXXXXX)

@@ -836,7 +836,7 @@ static void fd_name(char *buf, int fd)
  * then connected to through that descriptor: it is ours only when our own
  * listener then holds a connection from this process. The mount takes the
  * pinned inode, never the name again. Async-signal-safe. 0, or -1. */
-static int cover_mount(int fd, const char *name, const char *target)
+static int cover_mount(int fd, const char *name, const char *target, const struct stat *orig)
 {
     struct sockaddr_un a;
     struct stat st;
@@ -866,6 +866,24 @@ static int cover_mount(int fd, const char *name, const char *target)
         close(c);
     if (ok)
         ok = mount(a.sun_path, target, NULL, MS_BIND, NULL) == 0;
+    /* The closed socket's own mode and owner (root may give them; in the
+     * masks' namespace the owner stays the caller's): a command that drops
+     * to another account meets the access check it would have met, not the
+     * 0700 of the fresh name (review r73b F4). */
+    if (ok) {
+        (void)chown(a.sun_path, orig->st_uid, orig->st_gid);
+        (void)chmod(a.sun_path, orig->st_mode & 07777);
+        /* The fresh name goes now, and must be the last name of the inode:
+         * renamed away after the pin (review r73a F1), it would stay as a
+         * name of the listener, and the mount would no longer show a
+         * stand-in's unlinked name to a nested launcher (126 there). Then
+         * the mount is undone: /dev/null instead. */
+        (void)unlink(name);
+        if (fstat(p, &st) != 0 || st.st_nlink != 0) {
+            (void)umount2(target, MNT_DETACH);
+            ok = 0;
+        }
+    }
     close(p);
     return ok ? 0 : -1;
 }
@@ -916,7 +934,7 @@ int sbx_unix_cover(struct sbx_covers *c, const char *target, int may_connect)
     return -1;
 bound:
     umask(um);
-    k = listen(fd, 64) == 0 && cover_mount(fd, a.sun_path, target) == 0;
+    k = listen(fd, 64) == 0 && cover_mount(fd, a.sun_path, target, &st) == 0;
     unlink(a.sun_path);
     if (!k) {
         close(fd);

@@ -232,6 +232,16 @@ else
   [ -z "$(recs)" ] && pass "  ...no record" || fail "  ...records: '$(recs)'"
 fi
 chmod 666 "$shut"
+# Review r73b F4: root's stand-in takes the closed socket's own mode and
+# owner, not the fresh name's 0700: a command that drops to another account
+# still connects (and is recorded) where the socket's mode lets it.
+if [ "$(id -u)" = 0 ] && have setpriv && [ -x /usr/bin/python3 ]; then
+  expect_status 0 "supervised, root: a command dropped to nobody meets the socket's own mode" \
+    "${ENV[@]}" "$L" --sandbox --outcome-fd 3 -- setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    /usr/bin/python3 "$base/proj/quick.py" "$RT/docker.sock" 3>"$base/out.json"
+  expect_output_has "$RT/docker.sock: connected" "  ...connected to the stand-in"
+  [ "$(recs)" = "$RT/docker.sock:1" ] && pass "  ...recorded" || fail "  ...records: '$(recs)'"
+fi
 # Review r72 F4: a socket named with --deny-unix may be a datagram one, and
 # a stream stand-in made logger's retry as a stream "succeed" into nothing.
 # Named sockets keep /dev/null: both the datagram and the stream retry are
@@ -273,6 +283,36 @@ expect_status 0 "nested in a supervised run: the inner launch runs, the socket s
   3>"$base/out.json"
 closed "$RT/docker.sock" && pass "  ...closed unanswered" || fail "  ...$(cat "$_out")"
 [ "$(recs)" = "$RT/docker.sock:1" ] && pass "  ...recorded by the enclosing run" || fail "  ...records: '$(recs)'"
+# At the run's end the supervisor takes what is still queued: a burst of
+# connects (more than one round's 64) from a process that exits at once,
+# the supervisor stopped meanwhile (SIGSTOP from outside, so the connects
+# wait in the backlog), is recorded to the last.
+cat >"$base/proj/burst.py" <<'EOF'
+import socket, sys
+n = 0
+keep = []
+for _ in range(200):
+    c = socket.socket(socket.AF_UNIX); c.setblocking(False)
+    try: c.connect(sys.argv[1]); n += 1; keep.append(c)
+    except OSError: break
+open("burst.out", "w").write("%d\n" % n)
+EOF
+rm -f "$base/proj/go" "$base/proj/burst.out" "$base/proj/cmd.pid"
+"${ENV[@]}" "$L" --sandbox --outcome-fd 3 -- sh -c \
+  'echo $$ >cmd.pid; while [ ! -e go ]; do sleep 0.05; done; exec python3 burst.py "$0"' "$RT/docker.sock" \
+  3>"$base/out.json" &
+run=$!
+for _ in $(seq 200); do [ -s "$base/proj/cmd.pid" ] && break; sleep 0.05; done
+kill -STOP "$run"
+touch "$base/proj/go"
+for _ in $(seq 200); do [ -s "$base/proj/burst.out" ] && break; sleep 0.05; done
+sleep 0.3
+kill -CONT "$run"
+wait "$run"
+n=$(cat "$base/proj/burst.out" 2>/dev/null)
+[ "${n:-0}" -gt 64 ] && [ "$(recs)" = "$RT/docker.sock:$n" ] &&
+  pass "a burst of $n queued connects, the process gone at once: all recorded" ||
+  fail "a burst of '${n:-?}' queued connects: records '$(recs)'"
 # Review r72b F3: a process outside the run reaches the stand-in through
 # /proc/PID/root of the command; it is no refusal of the run's: no record.
 rm -f "$base/proj/cmd.pid"
