@@ -100,7 +100,7 @@ MUTATIONS=(
   'standin-root-none|src/linux/unixep.c|        if (cov \&\& !l->e[i].named \&\& sbx_unix_cover(cov, l->e[i].real,|        if (0 \&\& cov \&\& !l->e[i].named \&\& sbx_unix_cover(cov, l->e[i].real,'
   'standin-verify-skipped|src/linux/unixep.c|    if (ok)\n        ok = mount(a.sun_path, target, NULL, MS_BIND, NULL) == 0;|    ok = mount(name, target, NULL, MS_BIND, NULL) == 0;'
   'standin-tree-unchecked|src/linux/supervisor.c|            sbx_tree_has(cred.pid) == 0) {|            0) {'
-  'standin-enclosing-ignored|src/linux/unixep.c|    if (enclosing_standin(w.real))\n        goto out;|'
+  'standin-enclosing-ignored|src/linux/unixep.c|    if (enclosing_standin(w.real))\n        goto out;|    if (0 \&\& enclosing_standin(w.real))\n        goto out;'
 )
 
 work=$(mktemp -d /tmp/sbx-mutate.XXXXXX)

@@ -303,14 +303,16 @@ rm -f "$base/proj/go" "$base/proj/burst.out" "$base/proj/cmd.pid"
   3>"$base/out.json" &
 run=$!
 for _ in $(seq 200); do [ -s "$base/proj/cmd.pid" ] && break; sleep 0.05; done
-kill -STOP "$run"
+# The supervisor is the command's parent (the launcher is its host).
+sup=$(awk '{print $4}' "/proc/$(cat "$base/proj/cmd.pid")/stat")
+kill -STOP "$sup"
 touch "$base/proj/go"
 for _ in $(seq 200); do [ -s "$base/proj/burst.out" ] && break; sleep 0.05; done
 sleep 0.3
-kill -CONT "$run"
+kill -CONT "$sup"
 wait "$run"
 n=$(cat "$base/proj/burst.out" 2>/dev/null)
-[ "${n:-0}" -gt 64 ] && [ "$(recs)" = "$RT/docker.sock:$n" ] &&
+[ "${n:-0}" -gt 64 ] && [ "${n:-0}" -le 66 ] && [ "$(recs)" = "$RT/docker.sock:$n" ] &&
   pass "a burst of $n queued connects, the process gone at once: all recorded" ||
   fail "a burst of '${n:-?}' queued connects: records '$(recs)'"
 # Review r72b F3: a process outside the run reaches the stand-in through
