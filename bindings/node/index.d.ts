@@ -24,7 +24,7 @@ export interface Policy {
 
 /** One refusal, as in docs/api.md "The outcome, schema 1". */
 export interface SandboxRecord {
-  kind: 'socket' | 'io_uring' | 'protected_name' | 'hedged' | string;
+  kind: 'socket' | 'io_uring' | 'protected_name' | 'closed_endpoint' | 'hedged' | string;
   certain: boolean;
   syscall: string | null;
   abi: string | null;
