@@ -191,10 +191,21 @@ for path in sys.argv[1:]:
     except OSError as e: print(path + ": refused (%s)" % e.strerror)
 sys.stdout.flush(); os._exit(0)
 EOF
+# (Protected paths need the masks' user namespace, root's too: where that is
+# refused, as in a chroot, the protected file's part is skipped.)
+pargs=()
+pfile=()
+if have guard; then
+  pargs=(--protect-secrets)
+  pfile=("$base/proj/.env")
+else
+  skip "guard: a protected file as no closed socket needs protected paths (a user namespace)"
+fi
 expect_status 0 "supervised: a relative name and a link are recorded as the socket's name" \
-  env -C "$RT" "${ENV[@]}" "$L" --sandbox --protect-secrets --outcome-fd 3 -- \
-  python3 "$base/proj/quick.py" docker.sock "$base/proj/dock" "$base/proj/.env" 3>"$base/out.json"
-expect_output_has "$base/proj/.env: refused (Connection refused)" "  ...the protected file refused"
+  env -C "$RT" "${ENV[@]}" "$L" --sandbox "${pargs[@]}" --outcome-fd 3 -- \
+  python3 "$base/proj/quick.py" docker.sock "$base/proj/dock" "${pfile[@]}" 3>"$base/out.json"
+[ "${#pfile[@]}" = 0 ] ||
+  expect_output_has "$base/proj/.env: refused (Connection refused)" "  ...the protected file refused"
 [ "$(recs)" = "$RT/docker.sock:2" ] && pass "  ...one record, the socket's name, count 2" ||
   fail "  ...records: '$(recs)'"
 rm -f "$base/proj/.env" "$base/proj/dock"
