@@ -11,6 +11,7 @@
  * this and not a seccomp check, and what stays open. */
 #define _GNU_SOURCE
 #include "linux.h"
+#include "supervisor.h" /* sbx_put_dec */
 
 #include <dirent.h>
 #include <errno.h>
@@ -816,16 +817,8 @@ int sbx_unix_pin_apply(const struct sbx_unix_list *l, int *sys_errno)
 static void fd_name(char *buf, int fd)
 {
     static const char pre[] = "/proc/self/fd/";
-    char d[12];
-    size_t n = 0;
     memcpy(buf, pre, sizeof pre - 1);
-    buf += sizeof pre - 1;
-    do
-        d[n++] = (char)('0' + fd % 10);
-    while ((fd /= 10) > 0);
-    while (n > 0)
-        *buf++ = d[--n];
-    *buf = '\0';
+    sbx_put_dec(buf + sizeof pre - 1, (unsigned long)fd);
 }
 
 /* Bind the listener `fd`, bound at `name`, over `target`: from the inode
@@ -934,9 +927,9 @@ int sbx_unix_cover(struct sbx_covers *c, const char *target, int may_connect)
     return -1;
 bound:
     umask(um);
-    k = listen(fd, 64) == 0 && cover_mount(fd, a.sun_path, target, &st) == 0;
-    unlink(a.sun_path);
-    if (!k) {
+    /* On success cover_mount has unlinked the fresh name itself. */
+    if (listen(fd, 64) != 0 || cover_mount(fd, a.sun_path, target, &st) != 0) {
+        unlink(a.sun_path);
         close(fd);
         return -1;
     }
