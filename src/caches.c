@@ -62,7 +62,7 @@ int sbx_caches_mkdirs(const char *path, const char *base)
     if (path[0] != '/' || base[0] != '/' || strncmp(path, base, bl) != 0 ||
         (bl > 1 && path[bl] != '/' && path[bl] != '\0'))
         return EINVAL;
-    fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    fd = openat(AT_FDCWD, "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return errno;
     for (p = path; *p == '/'; p++)

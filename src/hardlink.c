@@ -590,7 +590,7 @@ static int count_in(struct scan *s, const char *dir, int how)
 {
     sandbox_error keep = s->report->error;
     int fd, rc;
-    fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    fd = openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return SANDBOX_OK;
     if (path_set(s, dir) != 0) {
@@ -765,7 +765,7 @@ int sbx_hardlink_scan(const sbx_resolved *r, const sandbox_policy *policy,
         }
         sbx_index_tree(s.ix, root);
         /* The root itself is opened following symlinks, as the enforcers do. */
-        fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fd = openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0) {
             if (errno == ENOENT) {
                 sbx_index_absent(s.ix, root);

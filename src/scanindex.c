@@ -339,7 +339,7 @@ int sbx_index_identity(const char *path, int follow, uint64_t out[4])
 
 int sbx_index_boot_id(char out[40])
 {
-    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    int fd = openat(AT_FDCWD, "/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
     ssize_t n;
     if (fd < 0)
         return -1;
@@ -411,9 +411,9 @@ int sbx_index_open_dir(const char *dir)
     int fd;
     if (!dir || dir[0] != '/')
         return -1;
-    fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    fd = openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT && mkdir(dir, 0700) == 0)
-        fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        fd = openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return -1;
     /* Ours, and writable by no one else: a sandboxed command may chmod it
@@ -816,7 +816,7 @@ static int records_hold(struct sbx_index_memo *memo, struct sbx_cursor *c, struc
             if (tree_fd >= 0)
                 close(tree_fd);
             /* Following links, as both scans open their roots. */
-            tree_fd = open(r.path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+            tree_fd = openat(AT_FDCWD, r.path, O_PATH | O_DIRECTORY | O_CLOEXEC);
             tree = r.path;
             break;
         case REC_DIR:
@@ -1170,7 +1170,7 @@ void sbx_index_tree(struct sbx_index *ix, const char *root)
     memcpy(ix->tree, root, n);
     ix->tree[n] = '\0';
     ix->tree_len = n;
-    ix->tree_fd = open(ix->tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ix->tree_fd = openat(AT_FDCWD, ix->tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
     sbx_bytes_u64(&ix->recs, REC_TREE);
     sbx_bytes_str(&ix->recs, ix->tree);
 }

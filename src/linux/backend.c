@@ -134,7 +134,7 @@ int sbx_linux_prepare_resolved(const sbx_resolved *r, struct sbx_linux_plan *pla
      * run. The first byte is enough. */
     if (rc == SANDBOX_OK && plan->bpf) {
         char first = 0;
-        int fd = open("/proc/sys/kernel/core_pattern", O_RDONLY | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, "/proc/sys/kernel/core_pattern", O_RDONLY | O_CLOEXEC);
         if (fd >= 0) {
             if (read(fd, &first, 1) != 1)
                 first = 0;

@@ -180,7 +180,7 @@ static int attempt(const char *sock, int *fd_out, pid_t *pid_out, char *why, siz
     int fd, s, rc = AT_FOREIGN;
 
     *fd_out = -1;
-    fd = open(sock, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    fd = openat(AT_FDCWD, sock, O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return errno == ENOENT ? AT_ABSENT : AT_FOREIGN;
     if (fstat(fd, &st) != 0) {
@@ -304,7 +304,7 @@ static int start(const char *addr, const char *sock, pid_t *proxy)
             (void)sigaction(sig, &dfl, NULL);
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        nul = open("/dev/null", O_RDWR);
+        nul = openat(AT_FDCWD, "/dev/null", O_RDWR);
         if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 || dup2(nul, 2) < 0)
             _exit(127);
         if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
@@ -419,7 +419,7 @@ static void reap_gone(const char *dir, const char *keep)
             strcmp(sock, keep) == 0)
             continue;
         snprintf(lock, sizeof lock, "%s.lock", sock);
-        lk = open(lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        lk = openat(AT_FDCWD, lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
         if (lk < 0)
             continue;
         if (flock(lk, LOCK_EX | LOCK_NB) != 0) {
@@ -476,7 +476,7 @@ int sbx_dbus_proxy_find(const char *dir, const char *bus_real, long long deadlin
     if (rc == AT_ABSENT) {
         /* One launch starts it; one that waited on the lock finds it. */
         snprintf(lock, sizeof lock, "%s.lock", sock);
-        lk = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        lk = openat(AT_FDCWD, lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
         /* Bounded: a command can read the lock file, and hold a shared
          * lock on it for as long as it likes (review r67 F2). */
         while (lk >= 0 && flock(lk, LOCK_EX | LOCK_NB) != 0) {
@@ -542,7 +542,7 @@ int sbx_dbus_cover_open(const char *cover, int cover_fd, char *src, size_t size)
     int fd, v;
     if (!cover || cover_fd < 0 || size < sizeof pre + sizeof digits || fstat(cover_fd, &a) != 0)
         return -1;
-    fd = open(cover, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    fd = openat(AT_FDCWD, cover, O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return -1;
     if (fstat(fd, &b) != 0 || !S_ISSOCK(b.st_mode) || a.st_dev != b.st_dev ||

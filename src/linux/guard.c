@@ -1454,7 +1454,7 @@ static int bind_at(int sock, int pfd, const char *last)
         return ENAMETOOLONG;
     su.family = AF_UNIX;
     memcpy(su.path, last, l < sizeof su.path ? l + 1 : l);
-    here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    here = openat(AT_FDCWD, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (here < 0)
         return errno;
     if ((pfd >= 0 && fchdir(pfd) != 0) ||

@@ -81,7 +81,7 @@ static int set_lock(int fd, short type)
 int sbx_guard_project_open(const sbx_resolved *r)
 {
     const char *dir = r->project_root ? r->project_root : r->working_dir;
-    return dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    return dir ? openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 }
 
 int sbx_guard_project_reopen(int fd)

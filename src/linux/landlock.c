@@ -36,7 +36,7 @@ static int lsm_lists_landlock(void)
     char buf[512];
     const char *p;
     ssize_t n;
-    int fd = open("/sys/kernel/security/lsm", O_RDONLY | O_CLOEXEC);
+    int fd = openat(AT_FDCWD, "/sys/kernel/security/lsm", O_RDONLY | O_CLOEXEC);
 
     if (fd < 0)
         return 0;
@@ -136,7 +136,7 @@ static int open_root(const char *path)
         errno = EINVAL;
         return -1;
     }
-    fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    fd = openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
     while (fd >= 0) {
         size_t n;
         while (*c == '/')
@@ -193,7 +193,7 @@ static int add_path(int ruleset_fd, const char *path, const char *label, uint64_
     int fd, rc, e;
 
     /* O_PATH: a rule needs only the inode, and no read permission on it. */
-    fd = root ? open_root(path) : open(path, O_PATH | O_CLOEXEC);
+    fd = root ? open_root(path) : openat(AT_FDCWD, path, O_PATH | O_CLOEXEC);
     if (fd < 0 && root && errno == ELOOP)
         return sbx_fail(err, SANDBOX_E_PATH, ELOOP,
                         "refusing root %s (%s): a component became a symbolic link "
@@ -438,7 +438,7 @@ static int add_others(int ruleset_fd, const struct sbx_landlock_rule *rule, char
                                          SBX_CAP_BIT(2) /* dac_read_search */))
         return add_path(ruleset_fd, rule->path, rule->label, rule->dir_rights, rule->file_rights,
                         0, 1, NULL, 0, warning, warning_size, err);
-    fd = open(rule->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    fd = openat(AT_FDCWD, rule->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return SANDBOX_OK; /* an OS tree this machine lacks */
     rc = others_walk(ruleset_fd, fd, 0, rule->dir_rights, rule->file_rights);
@@ -516,7 +516,7 @@ int sbx_landlock_prepare(const sbx_resolved *r, int *ruleset_fd, uint32_t *restr
         size_t len = strlen(rule->path);
         if (rule->gate && rule->gate != gate) {
             /* Consecutive rules share a gate: one open decides for all. */
-            int gfd = open(rule->gate, O_PATH | O_CLOEXEC);
+            int gfd = openat(AT_FDCWD, rule->gate, O_PATH | O_CLOEXEC);
             gate = rule->gate;
             gate_open = gfd >= 0;
             if (gfd >= 0)
@@ -567,7 +567,7 @@ int sbx_landlock_grant_dev(int ruleset_fd, int what, uint64_t rights, int *sys_e
      * point it is mounted on ("hidden mount points"). Root's /dev holds
      * exactly the device list (its own nodes, dri, shm, mqueue, its devpts:
      * a walk from the devpts reaches the tmpfs root), and is read-only. */
-    fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    fd = openat(AT_FDCWD, path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         *sys_errno = errno;
         return errno == ENOENT ? 0 : -1;

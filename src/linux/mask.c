@@ -121,7 +121,7 @@ static long read_long(const char *path, long dflt)
 {
     char buf[32];
     ssize_t got;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return dflt;
     got = read(fd, buf, sizeof buf - 1);
@@ -1472,7 +1472,7 @@ static void index_scan(struct tracked *t, const char *git)
     void *map;
     int fd;
     snprintf(path, sizeof path, "%s/index", git);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
     /* Mapped, not read: a 10,000-file index is near a megabyte, and copying
@@ -2424,7 +2424,7 @@ int sbx_mask_prepare(const sbx_resolved *r, struct sbx_mask_plan **out, int endp
         struct sbx_ll_path_beneath_attr pb;
         int e = 0;
         pb.allowed_access = SBX_LL_FS_REFER;
-        pb.parent_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        pb.parent_fd = openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (pb.parent_fd < 0 ||
             sbx_ll_add_rule(m->ruleset_fd, SBX_LL_RULE_PATH_BENEATH, &pb, 0) != 0)
             e = errno;
@@ -2472,7 +2472,7 @@ const char *sbx_mask_entry(const struct sbx_mask_plan *m, size_t i, int *how, in
 
 static int write_file(const char *path, const char *data, size_t len)
 {
-    int fd = open(path, O_WRONLY | O_CLOEXEC), e = 0;
+    int fd = openat(AT_FDCWD, path, O_WRONLY | O_CLOEXEC), e = 0;
     if (fd < 0)
         return errno;
     if (write(fd, data, len) != (ssize_t)len)

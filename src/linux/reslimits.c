@@ -71,7 +71,7 @@ static int write_text(const char *dir, const char *file, const char *text)
     int fd, e;
     ssize_t n;
     snprintf(p, sizeof p, "%s/%s", dir, file);
-    fd = open(p, O_WRONLY | O_CLOEXEC);
+    fd = openat(AT_FDCWD, p, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return errno;
     n = write(fd, text, strlen(text));
@@ -295,10 +295,11 @@ int sbx_limits_prepare(const unsigned long long want[SBX_N_LIMITS], struct sbx_l
             l->cg_path[0] = '\0';
         } else {
             snprintf(p, sizeof p, "%s/cgroup.procs", l->cg_path);
-            l->cg_procs = open(p, O_WRONLY | O_CLOEXEC);
+            l->cg_procs = openat(AT_FDCWD, p, O_WRONLY | O_CLOEXEC);
             e = l->cg_procs < 0 ? errno : 0;
             snprintf(p, sizeof p, "%s/cgroup.kill", l->cg_path);
-            l->cg_kill = open(p, O_WRONLY | O_CLOEXEC); /* 5.14+; the pidfd walk otherwise */
+            /* 5.14+; the pidfd walk otherwise */
+            l->cg_kill = openat(AT_FDCWD, p, O_WRONLY | O_CLOEXEC);
             l->mech[SANDBOX_LIMIT_MEMORY] = want[SANDBOX_LIMIT_MEMORY]
                                                 ? (mem_ok ? SBX_LM_CGROUP : SBX_LM_RLIMIT)
                                                 : SBX_LM_NONE;

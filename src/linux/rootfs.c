@@ -298,7 +298,7 @@ static void find_gpus(struct gpus *g)
 {
     char buf[4096];
     long got;
-    int dir = open("/dev", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dir = openat(AT_FDCWD, "/dev", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
     g->n = 0;
     if (dir < 0)
@@ -415,7 +415,7 @@ static int narrow_dev(int bind_nodes, int *sys_errno)
         nodes[i].st_mode = 0; /* not a character device: left out */
     }
     g.n = 0;
-    old = open("/dev", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    old = openat(AT_FDCWD, "/dev", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (old < 0)
         return errno == ENOENT ? 0 : fail(sys_errno);
     /* Before the tmpfs covers /dev, while the old entries still have a
@@ -454,7 +454,7 @@ static int narrow_dev(int bind_nodes, int *sys_errno)
         fail(sys_errno);
         goto out;
     }
-    newdev = open("/dev", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    newdev = openat(AT_FDCWD, "/dev", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (newdev < 0) {
         fail(sys_errno);
         goto out;
@@ -554,7 +554,7 @@ static int proc_dirs_read_only(int *sys_errno)
      * processes lists few of them (6 µs here against 40 for them all). */
     char buf[2048], path[sizeof "/proc/" + NAME_MAX];
     long got;
-    int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC), done = 0;
+    int dir = openat(AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC), done = 0;
 
     if (dir < 0)
         return errno == ENOENT ? 0 : fail(sys_errno);
@@ -641,10 +641,10 @@ static int namespace_private_from_root(int *sys_errno)
     int root, cwd, i, rc = -1;
     size_t k;
 
-    root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    root = openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (root < 0)
         return fail(sys_errno);
-    cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    cwd = openat(AT_FDCWD, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (cwd < 0) {
         fail(sys_errno);
         close(root);
@@ -851,7 +851,7 @@ static int take_keeps(const struct sbx_keep_tree *keep, size_t n, int *at, int *
     size_t i;
 
     for (i = 0; i < n; i++) {
-        at[i] = open(keep[i].path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        at[i] = openat(AT_FDCWD, keep[i].path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         if (at[i] < 0) {
             if (errno == ENOENT || errno == ENOTDIR)
                 continue;
@@ -948,7 +948,8 @@ static int reopen_mem_device(int fd, void *ctx)
         *e = errno;
         return -1;
     }
-    nfd = open(names[mi], (fl & (O_ACCMODE | O_APPEND | O_NONBLOCK)) | O_CLOEXEC | O_NOCTTY);
+    nfd = openat(AT_FDCWD, names[mi],
+                 (fl & (O_ACCMODE | O_APPEND | O_NONBLOCK)) | O_CLOEXEC | O_NOCTTY);
     if (nfd < 0) {
         *e = errno;
         return -1;
@@ -1010,7 +1011,7 @@ static int read_only_by_path(const char *path, const char *id, int *sys_errno)
     struct statx st;
     char *end;
     unsigned long long want = strtoull(id, &end, 10);
-    int rc, fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    int rc, fd = openat(AT_FDCWD, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
     if (fd < 0)
         return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 1 : fail(sys_errno);
@@ -1154,7 +1155,7 @@ static int kernel_mounts_scan(int apply, char *found, size_t found_size, struct 
     size_t have = 0, rest;
     ssize_t n;
     struct statfs fs;
-    int rc = -1, skip = 0, fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+    int rc = -1, skip = 0, fd = openat(AT_FDCWD, "/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 
     /* No table is no proof that none is mounted (review r43 F1: /proc
      * covered, or another pid namespace's, while a writable proc sat in the
@@ -1297,7 +1298,7 @@ static int mountinfo_whole(char **table, size_t *size, int *sys_errno)
     int fd;
     if (t == MAP_FAILED)
         return fail(sys_errno);
-    fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+    fd = openat(AT_FDCWD, "/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         munmap(t, SBX_MOUNTINFO_MAX);
         return fail(sys_errno);
@@ -1390,7 +1391,7 @@ static int mi_kernel(const char *line, const char *end)
 static int mount_root_fd(const char *path, unsigned long long id)
 {
     struct statx st;
-    int e, fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    int e, fd = openat(AT_FDCWD, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return -1;
     /* The mount id only, from what is cached: a FUSE or NFS server that
@@ -2039,7 +2040,7 @@ int sbx_rootfs_nosa_check(int *which)
     static const char *const dirs[] = {".", "/"};
     size_t i;
     for (i = 0; hit < 0 && i < sizeof dirs / sizeof dirs[0]; i++) {
-        fd = open(dirs[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+        fd = openat(AT_FDCWD, dirs[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (fd >= 0 && kernel_writable(fd))
             hit = (int)i;
         if (fd >= 0)
@@ -2196,7 +2197,7 @@ static size_t tap_majors(unsigned *maj, size_t cap)
     size_t len = 0, n = 0;
     ssize_t got;
     const char *line, *next = NULL;
-    int fd = open("/proc/devices", O_RDONLY | O_CLOEXEC);
+    int fd = openat(AT_FDCWD, "/proc/devices", O_RDONLY | O_CLOEXEC);
 
     if (fd < 0)
         return 0;
@@ -2288,7 +2289,7 @@ int sbx_rootfs_openable_taps(char *first, size_t first_size)
     t.n_maj = tap_majors(t.maj, sizeof t.maj / sizeof t.maj[0]);
     if (t.n_maj == 0)
         return 0;
-    dir = open("/dev", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    dir = openat(AT_FDCWD, "/dev", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir >= 0)
         find_taps(dir, "/dev", 3, &t);
     return t.found;

@@ -405,7 +405,7 @@ int sandbox_index_watch(int stop_fd, unsigned long long *answered, unsigned long
     sa.sun_family = AF_UNIX;
     snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d/%s", w.dirfd, SBX_WATCH_SOCKET);
     w.ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    w.mfd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+    w.mfd = openat(AT_FDCWD, "/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
     w.lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     w.efd = epoll_create1(EPOLL_CLOEXEC);
     if (w.ifd < 0 || w.mfd < 0 || w.lfd < 0 || w.efd < 0) {

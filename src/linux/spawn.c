@@ -94,7 +94,7 @@ int sbx_fd_each(int from, int (*visit)(int fd, void *ctx), void *ctx)
     long n, pos;
     int dir, fd, r;
 
-    dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    dir = openat(AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir >= 0) {
         while ((n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
             for (pos = 0; pos < n;) {
