@@ -470,8 +470,22 @@ static int consider(const sbx_resolved *r, const struct ep_roots *rt, struct sbx
 {
     struct sbx_unix_ep *g;
     struct ep_walk w;
+    struct stat quick;
     size_t i;
-    int e = walk(rt, path, &w), a;
+    int e, a;
+    /* Most names of the default list have nothing there (the daemon is not
+     * installed). The kernel's own lookup of the whole name answers that in
+     * one call where the walk below takes one per component: ENOENT or
+     * ENOTDIR means every folder on the way was searched (a folder that
+     * cannot be searched fails first, EACCES, and is left to the walk's
+     * `hidden` check), and the walk would end at the same missing name; a
+     * name that is there but no socket is skipped by the walk as well. Only
+     * for the default list: a name the host gave counts even when absent. */
+    if (!strict && path && path[0] == '/' &&
+        (stat(path, &quick) == 0 ? !S_ISSOCK(quick.st_mode)
+                                 : errno == ENOENT || errno == ENOTDIR))
+        return 0;
+    e = walk(rt, path, &w);
     if (e != 0)
         goto out;
     /* Not "no daemon there": one run could have hidden it from the next. */
@@ -834,7 +848,7 @@ static int cover_mount(int fd, const char *name, const char *target, const struc
     struct sockaddr_un a;
     struct stat st;
     int p, c, i, ok = 0;
-    p = open(name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    p = openat(AT_FDCWD, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (p < 0)
         return -1;
     memset(&a, 0, sizeof a);
