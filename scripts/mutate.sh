@@ -101,6 +101,9 @@ MUTATIONS=(
   'standin-verify-skipped|src/linux/unixep.c|    if (ok)\n        ok = mount(a.sun_path, target, NULL, MS_BIND, NULL) == 0;|    ok = mount(name, target, NULL, MS_BIND, NULL) == 0;'
   'standin-tree-unchecked|src/linux/supervisor.c|            sbx_tree_has(cred.pid) == 0) {|            0) {'
   'standin-enclosing-ignored|src/linux/unixep.c|    if (enclosing_standin(w.real))\n        goto out;|    if (0 \&\& enclosing_standin(w.real))\n        goto out;'
+  'launcher-alloc-no-reuse|launcher/alloc.c|    if (free_list[c]) {|    if (0 \&\& free_list[c]) {'
+  'launcher-alloc-dropped|CMakeLists.txt|                        ${PROJECT_SOURCE_DIR}/launcher/alloc.c)|)'
+  'unixep-quick-stat-off|src/linux/unixep.c|    if (!strict \&\& path \&\& path[0] == '\''/'\'' \&\&|    if (0 \&\& !strict \&\& path \&\& path[0] == '\''/'\'' \&\&'
 )
 
 work=$(mktemp -d /tmp/sbx-mutate.XXXXXX)

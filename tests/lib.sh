@@ -184,6 +184,8 @@ _have_probe() {
     # The hard RLIMIT_CORE is above 0, so lowering it to 0 shows (test_rule_table's no-op control).
     core_hard) [ "$(ulimit -H -c)" != 0 ] ;;
     core_in_cwd) v=$(cat /proc/sys/kernel/core_pattern); case $v in \|*|/*) false ;; *) true ;; esac ;;
+    # The launcher is the static musl build (no glibc symbol versions in it).
+    musl) ! grep -aq 'GLIBC_' "$L" ;;
     # The probes were built without a sanitizer (asan preset: no setuid runs, no cores).
     unsanitized) have probes && ! grep -q __asan_init "$P/sock" 2>/dev/null ;;
     # The esc_kernel operations that work unconfined (unprivileged bpf,
@@ -331,7 +333,7 @@ SBX_PROFILE_KEYS="root nonroot x86_64 probes userns mountns landlock landlock4 l
   seccomp_notify guard supervisor cgroup2 cgroup2_ctrl sys_resource i386 x32 shm io_uring io_uring_socket tun tun_make loop loop_attach core_pattern_w pty ptmx ptrace ptrace0 sys_ptrace tiocsti
   setuid core_in_cwd core_hard unsanitized user_xattr fs_attrs dac_enforced bounding_admin dummy_link macvtap_make
   btrfs_eperm_distinct own_home home_not_tmp kernel_bpf kernel_perf kernel_userfaultfd kernel_personality nr_463 nr_466 nr_467 nr_469
-  python3 node go cargo npm git script setcap ip getent strace taskset af_bluetooth af_can af_tipc af_rds af_alg af_xdp af_vsock af_packet autogroup nofile_hard"
+  python3 node go cargo npm git script setcap ip getent strace taskset musl af_bluetooth af_can af_tipc af_rds af_alg af_xdp af_vsock af_packet autogroup nofile_hard"
 profile() {
   local k
   for k in $SBX_PROFILE_KEYS; do
