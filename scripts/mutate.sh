@@ -103,7 +103,10 @@ MUTATIONS=(
   'standin-enclosing-ignored|src/linux/unixep.c|    if (enclosing_standin(w.real))\n        goto out;|    if (0 \&\& enclosing_standin(w.real))\n        goto out;'
   'launcher-alloc-no-reuse|launcher/alloc.c|    if (free_list[c]) {|    if (0 \&\& free_list[c]) {'
   'launcher-alloc-dropped|CMakeLists.txt|                        ${PROJECT_SOURCE_DIR}/launcher/alloc.c)|)'
-  'unixep-quick-stat-off|src/linux/unixep.c|    if (!strict \&\& path \&\& path[0] == '\''/'\'' \&\&|    if (0 \&\& !strict \&\& path \&\& path[0] == '\''/'\'' \&\&'
+  'unixep-quick-off|src/linux/unixep.c|    if (!strict \&\& path \&\& path[0] == '\''/'\'' \&\& quick_absent(path))|    if (0 \&\& !strict \&\& path \&\& path[0] == '\''/'\'' \&\& quick_absent(path))'
+  'unixep-quick-follows|src/linux/unixep.c|    how.resolve = RESOLVE_NO_SYMLINKS;\n    fd = (int)syscall(SYS_openat2, AT_FDCWD, path, \&how, sizeof how);|    how.resolve = 0;\n    fd = (int)syscall(SYS_openat2, AT_FDCWD, path, \&how, sizeof how);'
+  'launcher-alloc-double-free|launcher/alloc.c|    if (h->state != IN_USE \|\| (h->c != BIG \&\& h->c >= N_CLASS))\n        abort();|'
+  'launcher-alloc-big-step|launcher/alloc.c|        size_t want = n > have + have / 2 ? n : have + have / 2;|        size_t want = n;'
 )
 
 work=$(mktemp -d /tmp/sbx-mutate.XXXXXX)

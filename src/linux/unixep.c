@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <linux/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,10 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#ifndef SYS_openat2
+#  define SYS_openat2 437
+#endif
 
 /* Where a template's path starts: the root, a runtime directory, a home. */
 enum ep_base { EP_ROOT, EP_RUNTIME, EP_HOME };
@@ -459,6 +464,25 @@ static int enclosing_standin(const char *real)
     return found;
 }
 
+/* 1 when `path` names no socket, by a lookup that followed no symlink (see
+ * consider()); 0 when only the walk can tell. */
+static int quick_absent(const char *path)
+{
+    struct open_how how;
+    struct stat st;
+    int fd, gone;
+
+    memset(&how, 0, sizeof how);
+    how.flags = O_PATH | O_CLOEXEC;
+    how.resolve = RESOLVE_NO_SYMLINKS;
+    fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+    if (fd < 0)
+        return errno == ENOENT || errno == ENOTDIR;
+    gone = fstat(fd, &st) == 0 && !S_ISSOCK(st.st_mode);
+    close(fd);
+    return gone;
+}
+
 /* Add `path` if it is an existing socket that is not allowed and not there
  * yet, with the folders to pin on its way. `strict`: the name counts even
  * when nothing is there now (the host named it, or a D-Bus address): a
@@ -470,20 +494,20 @@ static int consider(const sbx_resolved *r, const struct ep_roots *rt, struct sbx
 {
     struct sbx_unix_ep *g;
     struct ep_walk w;
-    struct stat quick;
     size_t i;
     int e, a;
     /* Most names of the default list have nothing there (the daemon is not
-     * installed). The kernel's own lookup of the whole name answers that in
-     * one call where the walk below takes one per component: ENOENT or
-     * ENOTDIR means every folder on the way was searched (a folder that
-     * cannot be searched fails first, EACCES, and is left to the walk's
-     * `hidden` check), and the walk would end at the same missing name; a
-     * name that is there but no socket is skipped by the walk as well. Only
-     * for the default list: a name the host gave counts even when absent. */
-    if (!strict && path && path[0] == '/' &&
-        (stat(path, &quick) == 0 ? !S_ISSOCK(quick.st_mode)
-                                 : errno == ENOENT || errno == ENOTDIR))
+     * installed): one lookup by the kernel answers that where the walk below
+     * takes one call per component. Only a lookup that met no symlink at all
+     * (RESOLVE_NO_SYMLINKS: a link, a /proc magic link included, is ELOOP)
+     * is sure to end where the walk would: a link's text can lead the walk
+     * elsewhere than the kernel goes (a target ending in "/", a /proc/PID/root
+     * into another mount namespace; review r74). ENOENT or ENOTDIR then means
+     * every folder on the way was searched (an unsearchable one fails first,
+     * EACCES, and goes to the walk's hidden-folder check), and a name there
+     * that is no socket is skipped by the walk too. Only for the default
+     * list: a name the host gave counts even when absent. */
+    if (!strict && path && path[0] == '/' && quick_absent(path))
         return 0;
     e = walk(rt, path, &w);
     if (e != 0)

@@ -479,6 +479,41 @@ if [ "$(id -u)" = 0 ]; then
   expect_output_has "named with --deny-unix cannot be closed" "  ...and says why"
 fi
 
+# A runtime directory reached oddly (review r74): the quick lookup that
+# skips absent names must not skip one the full walk would close. A link
+# whose target ends in "/" (the kernel: ENOTDIR; the walk: the socket), and
+# a /proc/PID/root magic link into another mount namespace, where the
+# kernel finds nothing while the walk follows the link's text to the
+# socket. The socket is reached unconfined first through its real name.
+odd=$base/odd
+mkdir -p "$odd/rt1" "$odd/rt2"
+start "$odd/real/d.sock" plain
+ln -s "$odd/real/d.sock/" "$odd/rt1/docker.sock"
+chmod -R a+rX "$odd"
+expect_status 0 "unconfined: the odd runtime directories' socket answers" \
+  python3 "$base/proj/client.py" "$odd/real/d.sock"
+answered "$odd/real/d.sock" && pass "  ...answers" || fail "  ...$(cat "$_out")"
+expect_status 0 "--sandbox, the runtime directory's docker.sock a link to the socket with a trailing /" \
+  env HOME="$H" XDG_RUNTIME_DIR="$odd/rt1" "$L" --sandbox -- python3 "$base/proj/client.py" "$odd/real/d.sock"
+refused "$odd/real/d.sock" && pass "  ...refused" || fail "  ...reached: $(cat "$_out")"
+start "$odd/rt2/docker.sock" plain
+if [ "$(id -u)" = 0 ]; then ns=(unshare -m); else ns=(unshare -Urm); fi
+if "${ns[@]}" true 2>/dev/null; then
+  "${ns[@]}" sh -c 'mount -t tmpfs none "$0" && exec sleep 300' "$odd/rt2" &
+  nsp=$!
+  pids+=("$nsp")
+  for _ in $(seq 100); do
+    [ "$(readlink "/proc/$nsp/exe" 2>/dev/null)" = "$(readlink -f "$(command -v sleep)")" ] && break
+    sleep 0.05
+  done
+  expect_status 0 "--sandbox, the runtime directory a /proc/PID/root link into another mount namespace" \
+    env HOME="$H" XDG_RUNTIME_DIR="/proc/$nsp/root$odd/rt2" "$L" --sandbox -- \
+    python3 "$base/proj/client.py" "$odd/rt2/docker.sock"
+  refused "$odd/rt2/docker.sock" && pass "  ...refused" || fail "  ...reached: $(cat "$_out")"
+else
+  skip "userns: no mount namespace of the test's own to hide the socket in"
+fi
+
 # --explain names what is closed on this machine, and what stays open.
 expect_status 0 "--explain lists the closed sockets" "${ENV[@]}" "$L" --explain --sandbox -- true
 expect_output_has "closed $RT/systemd/private" "  ...the user manager's private socket"
