@@ -5,10 +5,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int failed;
 
@@ -71,6 +74,35 @@ int main(void)
         a = realloc(a, (size_t)5 << 20);
         check(a && a[0] == 1 && a[((size_t)3 << 20) - 1] == 2, "realloc of a mapping keeps bytes");
         free(a);
+    }
+    /* A big array grown a little at a time (thousands of --protect
+     * patterns): grown by half each time it moves, never moved per step. */
+    {
+        size_t moves = 0, n = (size_t)300 << 10;
+        unsigned char *g = malloc(n), *prev = g;
+        for (i = 0; g && i < 4000; i++) {
+            n += 1000;
+            g = realloc(g, n);
+            moves += g != prev;
+            prev = g;
+            if (g)
+                g[n - 1] = 7;
+        }
+        check(g != NULL && moves < 40, "4,000 small growths of a big block: few moves");
+        free(g);
+    }
+    /* A block freed twice: the process aborts rather than hand it out twice. */
+    {
+        pid_t pid = fork();
+        int st = 0;
+        if (pid == 0) {
+            unsigned char *volatile x = malloc(40);
+            free(x);
+            free(x);
+            _exit(0);
+        }
+        check(pid > 0 && waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT,
+              "a double free aborts");
     }
     free(NULL);
     check(realloc(NULL, 7) != NULL, "realloc(NULL, n) allocates");
