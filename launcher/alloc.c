@@ -4,10 +4,11 @@
  * Why: musl's allocator (mallocng) unmaps a group as soon as its last block
  * is freed, and the launcher's start-up frees and allocates in waves (the
  * user database's buffers, stdio's, directory listings), so a supervised
- * launch made 13 munmap calls. Each unmap of touched memory is a TLB flush
- * and each new map a page fault again; on a virtual machine that traps to
- * the hypervisor, one map-touch-unmap cycle costs about 39 us here against
- * 0.5-0.7 ms for the whole bare /bin/true the launch is compared with
+ * launch made 14 munmap calls before the command ran, --class build 64.
+ * Each unmap of touched memory is a TLB flush and each new map a page fault
+ * again; on a virtual machine that traps to the hypervisor, one
+ * map-touch-unmap cycle costs about 39 us here against
+ * 0.3-0.7 ms for the whole bare /bin/true the launch is compared with
  * (docs/bench.md, "The launcher's allocator"). The launcher is one short
  * process per command, so holding freed memory until it exits costs little.
  *
