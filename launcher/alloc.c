@@ -116,7 +116,8 @@ static void *get(size_t n)
     }
     cap = (size_t)1 << (c + MIN_SHIFT);
     if ((size_t)(bump_end - bump) < cap + HDR) {
-        /* The rest of the old region stays unused: at most one block. */
+        /* The rest of the old region stays unused: less than one block
+         * of this class (up to 256 KB of address space, never touched). */
         char *r = map(REGION);
         if (!r) {
             errno = ENOMEM;
