@@ -107,6 +107,7 @@ MUTATIONS=(
   'unixep-quick-follows|src/linux/unixep.c|    how.resolve = RESOLVE_NO_SYMLINKS;\n    fd = (int)syscall(SYS_openat2, AT_FDCWD, path, \&how, sizeof how);|    how.resolve = 0;\n    fd = (int)syscall(SYS_openat2, AT_FDCWD, path, \&how, sizeof how);'
   'launcher-alloc-double-free|launcher/alloc.c|    if (h->state != IN_USE \|\| (h->c != BIG \&\& h->c >= N_CLASS))\n        abort();|'
   'launcher-alloc-big-step|launcher/alloc.c|        size_t want = n > have + have / 2 ? n : have + have / 2;|        size_t want = n;'
+  'guard-caller-unwatched|src/linux/guardwork.c|    w->caller_fd = caller_pidfd(s, tid);|    w->caller_fd = 0 * caller_pidfd(s, tid);'
 )
 
 work=$(mktemp -d /tmp/sbx-mutate.XXXXXX)

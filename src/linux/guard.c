@@ -1083,7 +1083,7 @@ static int open_existing(const struct guard_req *q, int dirfd, const char *name,
         if (!(errno == EWOULDBLOCK || (errno == ENXIO && wait == 2)))
             return errno;
     }
-    e = sbx_work_start(q->s, q->id);
+    e = sbx_work_start(q->s, q->id, q->tid);
     if (e == 1)
         return GUARD_DEFER;
     if (e)

@@ -25,7 +25,16 @@
  * (killed, or interrupted: the kernel would not have opened then either),
  * when the run ends (before the command's tree is signalled, so it is never
  * counted as the command's), and by the kernel when the supervisor dies
- * (parent-death signal). Async-signal-safe, like the rest of the run. */
+ * (parent-death signal). The caller's own pidfd wakes the loop when it dies,
+ * so the worker goes at once: a FIFO writer killed while it waited would
+ * otherwise stay a writer in the kernel's count until the next tick (50 ms),
+ * and a reader opening meanwhile would find a partner that was never there
+ * (its read then ends at once instead of waiting; a CI run saw it). A caller
+ * interrupted without dying cannot be, once received (WAIT_KILLABLE_RECV).
+ * The tick stays the bound where the pidfd says nothing: before Linux 5.19,
+ * for a non-leading thread before 6.9, a leading thread whose process
+ * lives on, one whose pid another thread's exec took over, and under a low
+ * descriptor limit (caller_pidfd). Async-signal-safe, like the rest. */
 #define _GNU_SOURCE
 #include "supervisor.h"
 
@@ -36,6 +45,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -54,6 +64,12 @@
 #endif
 #ifndef P_PIDFD
 #  define P_PIDFD 3
+#endif
+#ifndef SYS_pidfd_open
+#  define SYS_pidfd_open 434
+#endif
+#ifndef PIDFD_THREAD
+#  define PIDFD_THREAD 0x80 /* O_EXCL: a pidfd for one thread (Linux 6.9+) */
 #endif
 
 /* How long a full backlog whose purge freed nothing is taken as still
@@ -95,7 +111,37 @@ static void backlog_purge(struct sbx_sup *s)
     s->n_backlog = kept;
 }
 
-int sbx_work_start(struct sbx_sup *s, uint64_t id)
+/* Descriptors a worker's start and its handover need besides its pidfd:
+ * the guard's own opens of the call (a folder, /proc files), the socket
+ * pair, the handed descriptor. */
+#define SBX_WORK_FD_ROOM 8
+
+/* The caller's pidfd: its thread's (Linux 6.9+), else its process's when
+ * it leads one; 0 when neither. Valid only while the call is: pinned, the
+ * thread is the caller, checked by the sweep like the rest. Only a speed-up
+ * (the tick stays the bound), so it is kept only while the descriptors
+ * every other worker and its handover would need are still free above it
+ * (review r75 F1: under a low RLIMIT_NOFILE, callers' pidfds took the
+ * numbers later workers needed, and guarded opens failed EMFILE). The
+ * pidfd is the lowest free number: what lies above it is the room. */
+static int caller_pidfd(const struct sbx_sup *s, pid_t tid)
+{
+    struct rlimit rl;
+    int fd = (int)syscall(SYS_pidfd_open, (long)tid, PIDFD_THREAD);
+    if (fd < 0 && errno == EINVAL)
+        fd = (int)syscall(SYS_pidfd_open, (long)tid, 0);
+    if (fd <= 0)
+        return 0;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 ||
+        (rl.rlim_cur != RLIM_INFINITY &&
+         (rlim_t)fd + 2 * (rlim_t)(SBX_GUARD_WORKERS - s->n_workers) + SBX_WORK_FD_ROOM >= rl.rlim_cur)) {
+        close(fd);
+        return 0;
+    }
+    return fd;
+}
+
+int sbx_work_start(struct sbx_sup *s, uint64_t id, pid_t tid)
 {
     struct sbx_guard_worker *w = NULL;
     pid_t me = getpid(), pid;
@@ -171,6 +217,7 @@ int sbx_work_start(struct sbx_sup *s, uint64_t id)
     }
     w->pidfd = pidfd;
     w->id = id;
+    w->caller_fd = caller_pidfd(s, tid);
     s->n_workers++;
     return 1;
 }
@@ -320,6 +367,9 @@ static void release(struct sbx_sup *s, struct sbx_guard_worker *w)
     (void)syscall(SYS_waitid, P_PIDFD, w->pidfd, &si, WEXITED | WNOHANG, NULL);
     close(w->pidfd);
     w->pidfd = 0;
+    if (w->caller_fd > 0)
+        close(w->caller_fd);
+    w->caller_fd = 0;
     s->n_workers--;
     s->room_gen++;
 }
@@ -350,9 +400,16 @@ void sbx_work_sweep(struct sbx_sup *s)
             continue;
         }
         /* Its caller no longer waits: the open it is in would be one the
-         * kernel never made (a FIFO's phantom partner). */
-        if (!sbx_sup_valid(s, w->id) && !busy(s, w))
-            (void)syscall(SYS_pidfd_send_signal, w->pidfd, SIGKILL, NULL, 0);
+         * kernel never made (a FIFO's phantom partner). The caller's pidfd
+         * is then let go: readable for good, it would keep waking the
+         * loop; the worker's own pidfd says when it has gone. */
+        if (!sbx_sup_valid(s, w->id)) {
+            if (!busy(s, w))
+                (void)syscall(SYS_pidfd_send_signal, w->pidfd, SIGKILL, NULL, 0);
+            if (w->caller_fd > 0)
+                close(w->caller_fd);
+            w->caller_fd = 0;
+        }
     }
 }
 
@@ -371,6 +428,12 @@ int sbx_work_fds(const struct sbx_sup *s, struct pollfd *pf, int room)
             pf[n].events = POLLIN;
             pf[n].revents = 0;
             n++;
+            if (s->workers[i].caller_fd > 0 && n < room) {
+                pf[n].fd = s->workers[i].caller_fd;
+                pf[n].events = POLLIN;
+                pf[n].revents = 0;
+                n++;
+            }
         }
     return n;
 }

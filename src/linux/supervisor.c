@@ -674,7 +674,7 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
                                                 const struct sbx_covers *cov)
 {
     struct seccomp_notif_sizes sizes;
-    struct pollfd pf[3 + SBX_GUARD_WORKERS + SBX_COVER_MAX];
+    struct pollfd pf[3 + 2 * SBX_GUARD_WORKERS + SBX_COVER_MAX];
     int keep[5 + SBX_COVER_MAX];
     struct sbx_sup s;
     sigset_t set;
@@ -800,9 +800,9 @@ __attribute__((noreturn)) static void supervise(const struct sbx_linux_plan *pla
             np = 2;
         }
         /* The guard's workers, after the listener's slot (pf[1], which
-         * may be unused): one that hands a descriptor over or exits wakes
-         * the loop. */
-        nw = sbx_work_fds(&s, pf + 2, SBX_GUARD_WORKERS + 1);
+         * may be unused): one that hands a descriptor over or exits, or
+         * whose caller dies, wakes the loop. */
+        nw = sbx_work_fds(&s, pf + 2, 2 * SBX_GUARD_WORKERS + 1);
         /* The stand-ins of the closed sockets, after the workers. */
         for (i = 0; i < s.cov.n; i++) {
             pf[2 + nw + i].fd = s.cov.fd[i];

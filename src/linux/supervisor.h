@@ -73,6 +73,10 @@ struct sbx_sigsys_wait {
 #define SBX_GUARD_WORKERS 64
 struct sbx_guard_worker {
     int pidfd;
+    /* The waiting caller's pidfd (its thread's, or its process's before
+     * Linux 6.9; 0: none could be had): readable when it dies, so the
+     * worker is killed at once rather than at the next tick. */
+    int caller_fd;
     uint64_t id; /* the notification it answers */
 };
 
@@ -218,7 +222,7 @@ int sbx_refusal_settle(struct sbx_sup *s, int final);
  * not), 0 in the worker (it goes on with the call, answers, and exits at the
  * end of sbx_guard_serve), or an errno: EAGAIN (no slot, no process), EINTR
  * (the run is ending). */
-int sbx_work_start(struct sbx_sup *s, uint64_t id);
+int sbx_work_start(struct sbx_sup *s, uint64_t id, pid_t tid);
 /* In a worker, once its open is done and before it answers: from here on
  * it is never killed (guardwork.c says why). */
 void sbx_work_answering(struct sbx_sup *s);
@@ -230,8 +234,8 @@ int sbx_work_hand(struct sbx_sup *s, uint64_t id, int fd, int cloexec);
 void sbx_work_drain(struct sbx_sup *s);
 /* Forget the workers that exited; kill those whose caller stopped waiting. */
 void sbx_work_sweep(struct sbx_sup *s);
-/* The workers' socket and pidfds for poll (readable once one hands a
- * descriptor over or exits); how many. */
+/* The workers' socket, their pidfds and their callers' for poll (readable
+ * once one hands a descriptor over or exits, or its caller dies); how many. */
 struct pollfd;
 int sbx_work_fds(const struct sbx_sup *s, struct pollfd *pf, int room);
 /* The run ends: kill and reap every worker. */

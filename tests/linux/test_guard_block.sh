@@ -87,6 +87,71 @@ else
   fail "a killed FIFO writer: exit $got, unconfined '$(tr '\n' ';' <"$_scratch/u.out")', guarded '$(tr '\n' ';' <"$_scratch/c.out")'"
 fi
 
+# The same, timed closer: a reader opened 10 ms after the killed writer's
+# parent has reaped it, without blocking. Unconfined there is no writer:
+# end of file. A guard worker still in the writer's open would count as one
+# (EAGAIN: a writer with nothing written). Before, the worker was killed at
+# the supervisor's next tick (up to 50 ms); now the caller's pidfd wakes it
+# at once. The writer is killed 320 ms after its open, off the tick's 50 ms
+# beat. Five rounds, one late wake tolerated (a loaded machine).
+if have python3; then
+  kw='import errno, os, signal, time
+try: os.unlink("q")
+except OSError: pass
+os.mkfifo("q")
+seen = []
+for _ in range(5):
+    pid = os.fork()
+    if pid == 0:
+        os.open("q", os.O_WRONLY | os.O_CREAT)
+        os._exit(0)
+    time.sleep(0.32)
+    os.kill(pid, signal.SIGKILL); os.waitpid(pid, 0)
+    time.sleep(0.01)
+    r = os.open("q", os.O_RDONLY | os.O_NONBLOCK)
+    try: seen.append("eof" if os.read(r, 1) == b"" else "data")
+    except BlockingIOError: seen.append("phantom")
+    os.close(r)
+print(" ".join(seen), "phantoms", seen.count("phantom"))'
+  u=$(python3 -c "$kw" 2>&1); got=0
+  c=$("${S[@]}" --timeout 30 -- python3 -c "$kw" 2>&1) || got=$?
+  case "$u|$got|$c" in
+    *"phantoms 0|0|"*"phantoms "[01]) pass "a killed FIFO writer's worker is gone when the reader comes 10 ms later ($c)" ;;
+    *) fail "a killed FIFO writer's worker outlived it: unconfined '$u', guarded exit $got '$c'" ;;
+  esac
+fi
+
+# Review r75 F1: the callers' pidfds are a speed-up only; under a low
+# descriptor limit they took the numbers later workers needed, and guarded
+# FIFO opens failed EMFILE where the kernel's would wait and succeed.
+if have python3; then
+  lf='import os, time
+n = 64
+for i in range(n):
+    try: os.unlink("g%d" % i)
+    except OSError: pass
+    os.mkfifo("g%d" % i)
+pids = []
+for i in range(n):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            fd = os.open("g%d" % i, os.O_WRONLY | os.O_CREAT); os.write(fd, b"ok"); os._exit(0)
+        except OSError as e: os._exit(e.errno)
+    pids.append(pid)
+time.sleep(1.5)
+rs = [os.open("g%d" % i, os.O_RDONLY | os.O_NONBLOCK) for i in range(n)]
+res = {}
+for p in pids:
+    k = os.waitstatus_to_exitcode(os.waitpid(p, 0)[1]); res[k] = res.get(k, 0) + 1
+print("writers by exit (errno):", res)'
+  u=$( (ulimit -n 100 && ulimit -Hn 100 && python3 -c "$lf") 2>&1); got=0
+  c=$( (ulimit -n 100 && ulimit -Hn 100 && "${S[@]}" --timeout 30 -- python3 -c "$lf") 2>&1) || got=$?
+  [ "$got" = 0 ] && [ "$u" = "writers by exit (errno): {0: 64}" ] && [ "$c" = "$u" ] &&
+    pass "64 FIFO writers waiting under a limit of 100 descriptors: all open, as unconfined" ||
+    fail "64 FIFO writers under a limit of 100 descriptors: unconfined '$u', guarded exit $got '$c'"
+fi
+
 # A writer that never finds a reader ends with the run's timeout.
 t0=$(now); got=0
 "${S[@]}" --timeout 2 -- sh -c 'rm -f p; mkfifo p; echo x > p' >/dev/null 2>&1 || got=$?
