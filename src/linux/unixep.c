@@ -1092,8 +1092,20 @@ void sbx_unix_explain(const sbx_resolved *r, int json, sbx_buf *out)
     memset(&err, 0, sizeof err);
     if (r->filesystem != SANDBOX_FS_CONFINED)
         return;
-    if (sbx_unix_endpoints(r, &l, &err) != SANDBOX_OK)
+    /* A list that cannot be made refuses the launch: said so, not "none"
+     * (review r74b). */
+    if (sbx_unix_endpoints(r, &l, &err) != SANDBOX_OK) {
         memset(&l, 0, sizeof l);
+        if (json) {
+            sbx_buf_add(out, ",\"unix_endpoints\":{\"refused\":");
+            sbx_buf_json_str(out, err.message);
+            sbx_buf_add(out, "}");
+        } else {
+            sbx_buf_printf(out, "privileged local sockets: the launch is REFUSED (exit 126): %s\n",
+                           err.message);
+        }
+        return;
+    }
     abi = sbx_landlock_abi(&why);
     abs = abstract_state(r, abi);
     if (json) {

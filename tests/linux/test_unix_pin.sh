@@ -138,6 +138,11 @@ expect_status "$want" "  ...run 2 $([ "$want" = 0 ] && echo "(root: masked anywa
   "${SB[@]}" -- sh -c "chmod 755 '$RT/podman'; python3 '$base/client.py' '$RT/podman/podman.sock'"
 answered "$RT/podman/podman.sock" && fail "  ...podman answered" || pass "  ...podman not reached"
 [ "$want" = 126 ] && expect_output_has "without search permission" "  ...and says why"
+# Review r74b: --explain said nothing of the refusal; it must say it.
+if [ "$want" = 126 ]; then
+  expect_status 0 "  ...--explain" "${SB[@]}" --explain -- true
+  expect_output_has "the launch is REFUSED (exit 126): the socket path" "  ...--explain says the launch is refused, and why"
+fi
 chmod 755 "$RT/podman"
 # The default list: a runtime directory inside /tmp (a container's), its
 # podman folder and the runtime directory itself.
