@@ -77,7 +77,10 @@ fi
 # A writer whose caller is killed while it waits: the kernel never opened
 # it, so a later reader waits (and is timed out); a guard that finished
 # the open anyway would hand that reader end-of-file at once.
-ko='rm -f p; mkfifo p; timeout -s KILL 1 sh -c "echo x > p"; timeout 2 cat p; echo "reader $?"'
+# The reader starts 0.5 s after: a guard that never gives the open up is
+# caught all the same, and how soon it does is the next check's (right
+# after the kill, it was a race with the supervisor's wake on a loaded run).
+ko='rm -f p; mkfifo p; timeout -s KILL 1 sh -c "echo x > p"; sleep 0.5; timeout 2 cat p; echo "reader $?"'
 sh -c "$ko" >"$_scratch/u.out" 2>&1
 got=0
 "${S[@]}" --timeout 20 -- sh -c "$ko" >"$_scratch/c.out" 2>&1 || got=$?
@@ -93,14 +96,15 @@ fi
 # (EAGAIN: a writer with nothing written). Before, the worker was killed at
 # the supervisor's next tick (up to 50 ms); now the caller's pidfd wakes it
 # at once. The writer is killed 320 ms after its open, off the tick's 50 ms
-# beat. Five rounds, one late wake tolerated (a loaded machine).
+# beat. Twenty rounds, up to six late wakes tolerated (a loaded machine):
+# the tick alone gives a phantom in nearly every round.
 if have python3; then
   kw='import errno, os, signal, time
 try: os.unlink("q")
 except OSError: pass
 os.mkfifo("q")
 seen = []
-for _ in range(5):
+for _ in range(20):
     pid = os.fork()
     if pid == 0:
         os.open("q", os.O_WRONLY | os.O_CREAT)
@@ -116,7 +120,7 @@ print(" ".join(seen), "phantoms", seen.count("phantom"))'
   u=$(python3 -c "$kw" 2>&1); got=0
   c=$("${S[@]}" --timeout 30 -- python3 -c "$kw" 2>&1) || got=$?
   case "$u|$got|$c" in
-    *"phantoms 0|0|"*"phantoms "[01]) pass "a killed FIFO writer's worker is gone when the reader comes 10 ms later ($c)" ;;
+    *"phantoms 0|0|"*"phantoms "[0-6]) pass "a killed FIFO writer's worker is gone when the reader comes 10 ms later ($c)" ;;
     *) fail "a killed FIFO writer's worker outlived it: unconfined '$u', guarded exit $got '$c'" ;;
   esac
 fi

@@ -324,15 +324,17 @@ if have strace; then
   # The records written before are kept (review r60 F2: a command could
   # erase them by having its supervisor killed), and a child the launcher's
   # process had before its exec is the host's, never ended (r60 F1).
-  rm -f "$_scratch/ran"
+  rm -f "$_scratch/ran" "$_scratch/kd-ready"
   sh -c "sleep 61.$mark & exec \"\$0\" \"\$@\"" "$L" --net-eperm --timeout 30 --outcome-fd 3 -- sh -c "/usr/bin/python3 -c 'import socket
 try: socket.socket()
-except OSError: pass'; setsid sh -c 'trap \"\" TERM; sleep 1.5; echo ran > $_scratch/ran' </dev/null >/dev/null 2>&1 & sleep 20" 3>"$_scratch/kd.json" 2>"$_err" &
+except OSError: pass'; setsid sh -c 'trap \"\" TERM; sleep 1.5; echo ran > $_scratch/ran' </dev/null >/dev/null 2>&1 & : > $_scratch/kd-ready; sleep 20" 3>"$_scratch/kd.json" 2>"$_err" &
   lp=$!
   sp=
-  for _ in $(seq 100); do
+  # The command says when its refusal is made and its leftover started
+  # (pgrep -f "sleep 20" also matched the launcher's own command line).
+  for _ in $(seq 1200); do
     sp=$(pgrep -P "$lp" | while read -r c; do pgrep -P "$c" >/dev/null && echo "$c"; done | head -1)
-    [ -n "$sp" ] && pgrep -f "sleep 20" >/dev/null && break; sleep 0.05
+    [ -n "$sp" ] && [ -e "$_scratch/kd-ready" ] && break; sleep 0.05
   done
   sleep 0.3
   kill -KILL "$sp" 2>/dev/null
@@ -447,10 +449,15 @@ end=$(( ($(date +%s%N) - start) / 1000000 ))
 [ -f "$_scratch/late" ] && [ "$end" -ge 900 ] && pass "--keep-background: the background job finished ($end ms)" ||
   fail "--keep-background: the background job did not finish ($end ms)"
 
+# ready FILE: wait (up to 60 s) until the command has made FILE: its trap
+# is set (a fixed sleep was a race on a loaded ASan run).
+ready() { local _i; for _i in $(seq 1200); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
+
 # SIGTERM to the launcher reaches the command.
-"$L" --report -- sh -c 'trap "echo got-term; exit 7" TERM; while :; do sleep 0.05; done' >"$_out" 2>&1 &
+rm -f "$_scratch/trap-ready"
+"$L" --report -- sh -c 'trap "echo got-term; exit 7" TERM; : >"$0"; while :; do sleep 0.05; done' "$_scratch/trap-ready" >"$_out" 2>&1 &
 lp=$!
-sleep 0.5
+ready "$_scratch/trap-ready"
 kill -TERM "$lp"
 got=0; wait "$lp" || got=$?
 [ "$got" = 7 ] && grep -q got-term "$_out" && pass "SIGTERM to the launcher reaches the command (exit 7)" ||
@@ -458,9 +465,10 @@ got=0; wait "$lp" || got=$?
 
 # SIGINT and SIGHUP too.
 for sig in INT HUP; do
-  "$L" --report -- sh -c "trap 'echo got-$sig; exit 7' $sig; while :; do sleep 0.05; done" >"$_out" 2>&1 &
+  rm -f "$_scratch/trap-ready"
+  "$L" --report -- sh -c "trap 'echo got-$sig; exit 7' $sig; : >\"\$0\"; while :; do sleep 0.05; done" "$_scratch/trap-ready" >"$_out" 2>&1 &
   lp=$!
-  sleep 0.5
+  ready "$_scratch/trap-ready"
   kill -"$sig" "$lp"
   got=0; wait "$lp" || got=$?
   [ "$got" = 7 ] && grep -q "got-$sig" "$_out" && pass "SIG$sig to the launcher reaches the command (exit 7)" ||

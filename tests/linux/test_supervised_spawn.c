@@ -166,14 +166,25 @@ static void test_the_host_drives_the_run_through_its_pid(void **state)
     sandbox_process proc;
     sandbox_outcome out;
     sandbox_error err;
-    const char *trap[] = {"/bin/sh", "-c", "trap 'exit 7' TERM; while :; do sleep 0.05; done", NULL};
+    /* The command makes "$0" once its trap is set: a fixed wait before the
+     * signal was a race on a loaded ASan run (the shell died of TERM). */
+    char dir[] = "/tmp/sbx-sup-trap.XXXXXX", ready[64];
+    const char *trap[] = {"/bin/sh", "-c", "trap 'exit 7' TERM; : >\"$0\"; while :; do sleep 0.05; done",
+                          ready, NULL};
     const char *stubborn[] = {"/bin/sh", "-c", "trap '' TERM; sleep 300 & wait; exit 0", NULL};
     double t0;
+    int i;
     (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(ready, sizeof ready, "%s/ready", dir);
     sandbox_spawn_options_init(&o);
     o.supervise = 1;
     spawn(p, trap, &o, &proc);
-    usleep(300 * 1000);
+    for (i = 0; i < 1200 && access(ready, F_OK) != 0; i++)
+        usleep(50 * 1000);
+    assert_int_equal(access(ready, F_OK), 0);
+    unlink(ready);
+    rmdir(dir);
     assert_int_equal(kill((pid_t)proc.pid, SIGTERM), 0);
     assert_int_equal(sandbox_wait_outcome(&proc, p, NULL, &out, &err), SANDBOX_OK);
     assert_true(WIFEXITED(out.status) && WEXITSTATUS(out.status) == 7);

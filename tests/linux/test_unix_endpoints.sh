@@ -328,10 +328,14 @@ n=$(cat "$base/proj/burst.out" 2>/dev/null)
   fail "a burst of '${n:-?}' queued connects: records '$(recs)'"
 # Review r72b F3: a process outside the run reaches the stand-in through
 # /proc/PID/root of the command; it is no refusal of the run's: no record.
-rm -f "$base/proj/cmd.pid"
-"${ENV[@]}" "$L" --sandbox --outcome-fd 3 -- sh -c 'echo $$ >cmd.pid; sleep 3' 3>"$base/out.json" &
+# The command lasts until the outside process has connected (a fixed
+# sleep was a race on a loaded run), 60 s at most.
+rm -f "$base/proj/cmd.pid" "$base/proj/outside.done"
+"${ENV[@]}" "$L" --sandbox --outcome-fd 3 -- sh -c \
+  'echo $$ >cmd.pid; i=0; while [ ! -e outside.done ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done' \
+  3>"$base/out.json" &
 run=$!
-for _ in $(seq 100); do [ -s "$base/proj/cmd.pid" ] && break; sleep 0.05; done
+for _ in $(seq 1200); do [ -s "$base/proj/cmd.pid" ] && break; sleep 0.05; done
 # The outside process stays alive until the run has ended: a peer that is
 # already gone when the supervisor reads its credentials is recorded on
 # purpose (a quick command of the run's own must not slip by), so an outside
@@ -344,6 +348,8 @@ except OSError as e: r = "refused (%s)" % e.strerror
 open(sys.argv[2], "w").write(sys.argv[1] + ": " + r + "\n"); time.sleep(60)' \
   "/proc/$(cat "$base/proj/cmd.pid")/root$RT/docker.sock" "$base/outside.out" &
 opid=$!
+for _ in $(seq 1200); do [ -s "$base/outside.out" ] && break; sleep 0.05; done
+touch "$base/proj/outside.done"
 wait "$run"
 kill "$opid" 2>/dev/null; wait "$opid" 2>/dev/null
 outside=$(cat "$base/outside.out" 2>/dev/null)
