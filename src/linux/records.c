@@ -29,7 +29,8 @@ static int same(const struct sbx_rec_area *a, const struct sbx_rec *r, const str
 {
     return r->kind == in->kind && r->action == in->action && r->name == in->name &&
            r->compat == in->compat && r->family == in->family && r->type == in->type &&
-           strncmp(r->comm, comm, sizeof r->comm) == 0 && r->path_len == plen &&
+           (strncmp(r->comm, comm, sizeof r->comm) == 0 || !r->comm[0] || !comm[0]) &&
+           r->path_len == plen &&
            (plen == 0 || memcmp(a->arena + r->path_off, path, plen) == 0);
 }
 
@@ -50,6 +51,12 @@ void sbx_rec_add(struct sbx_rec_area *a, const struct sbx_rec_in *in)
         if (same(a, &a->recs[i], in, comm, path, plen)) {
             if (a->recs[i].count < UINT32_MAX)
                 a->recs[i].count++;
+            /* A process gone before its name was read has none: the name
+             * is a label, so it joins the record of the same act (two
+             * connects of one quick command were two records), and the
+             * record takes the name once one is known. */
+            if (!a->recs[i].comm[0])
+                memcpy(a->recs[i].comm, comm, sizeof comm);
             return;
         }
     /* Counted, never silently lost: the outcome says how many were not kept. */

@@ -65,6 +65,38 @@ static void test_identical_refusals_are_counted_not_repeated(void **state)
     free(a);
 }
 
+/* A process gone before the supervisor read its name has none (a quick
+ * command's two connects to a closed socket): the name is a label, so the
+ * act joins the record of the same act, whichever came first, and the
+ * record keeps the name once one is known. A different name stays apart. */
+static void test_a_nameless_act_joins_its_record(void **state)
+{
+    struct sbx_rec_area *a = area();
+    struct sbx_rec r;
+    const char *path;
+    (void)state;
+    add(a, SBX_REC_PROTECTED, "python3", 10, "/p/.env");
+    add(a, SBX_REC_PROTECTED, "", 10, "/p/.env");
+    add(a, SBX_REC_PROTECTED, "", 11, "/p/.npmrc");
+    add(a, SBX_REC_PROTECTED, NULL, 11, "/p/.npmrc");
+    add(a, SBX_REC_PROTECTED, "node", 11, "/p/.npmrc");
+    add(a, SBX_REC_PROTECTED, "sh", 12, "/p/.env");
+    assert_int_equal(a->n, 3);
+    assert_true(sbx_rec_get(a, 0, &r, &path));
+    assert_int_equal(r.count, 2);
+    assert_string_equal(r.comm, "python3");
+    assert_true(sbx_rec_get(a, 1, &r, &path));
+    assert_int_equal(r.count, 3);
+    assert_int_equal(r.pid, 11);
+    assert_string_equal(r.comm, "node");
+    assert_int_equal(r.path_len, 9);
+    assert_memory_equal(path, "/p/.npmrc", 9);
+    assert_true(sbx_rec_get(a, 2, &r, &path));
+    assert_int_equal(r.count, 1);
+    assert_string_equal(r.comm, "sh");
+    free(a);
+}
+
 /* Distinct refusals beyond the cap are counted as dropped: kept + dropped is
  * always what happened. */
 static void test_distinct_refusals_over_the_cap_are_counted(void **state)
@@ -400,6 +432,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical_refusals_are_counted_not_repeated),
+        cmocka_unit_test(test_a_nameless_act_joins_its_record),
         cmocka_unit_test(test_distinct_refusals_over_the_cap_are_counted),
         cmocka_unit_test(test_the_host_checks_what_it_reads),
         cmocka_unit_test(test_syscalls_decode_per_abi),
