@@ -406,18 +406,35 @@ static unsigned long long mnt_id(const char *path)
     return st.stx_mnt_id;
 }
 
-/* 1 when the socket at `real` is the stand-in of a supervised run of ours
- * that encloses this launcher (sbx_unix_cover): the root of a mount of its
- * own, bound from a name ".sbx-cover-" and 16 hex digits since unlinked, as
- * /proc/self/mountinfo shows it. Only a mount puts that there, and a command
- * inside a sandbox cannot mount: the enclosing launcher made it (or root, or
- * the user outside every sandbox). It is closed already (a connect reaches
- * the enclosing run's supervisor, recorded there, never the daemon), and a
- * nested launcher could not mount over it (Landlock forbids mounts): taken
- * for one of its own, every nested run exited 126 (review r72 F2). */
+/* 1 when [s, end) ends with `tag` and 16 lowercase hex digits. */
+static int ends_tag_hex(const char *s, const char *end, const char *tag)
+{
+    size_t t = strlen(tag), k;
+    const char *hex = end - 16;
+    if ((size_t)(end - s) < t + 16 || memcmp(hex - t, tag, t) != 0)
+        return 0;
+    for (k = 0; k < 16; k++)
+        if (!hex[k] || !strchr("0123456789abcdef", hex[k]))
+            return 0;
+    return 1;
+}
+
+/* 1 when the socket at `real` was closed by a launcher of ours that encloses
+ * this one: the root of a mount of its own, bound from a supervised run's
+ * stand-in (sbx_unix_cover: a name ".sbx-cover-" and 16 hex digits, since
+ * unlinked) or from the filtering proxy of a session bus (a name
+ * "libsandbox/dbus-" and 16 hex digits in the runtime directory,
+ * dbusproxy.c), as /proc/self/mountinfo shows it. Only a mount puts that
+ * there, and a command inside a sandbox cannot mount: the enclosing launcher
+ * made it (or root, or the user outside every sandbox). It is closed
+ * already (a connect reaches the enclosing run's supervisor, or the bus
+ * through the enclosing filter, never the daemon itself), and a nested
+ * launcher could not mount over it (Landlock forbids mounts): taken for one
+ * of its own, every nested run exited 126 (review r72 F2; with a proxied
+ * session bus, every nested launch). */
 static int enclosing_standin(const char *real)
 {
-    static const char tag[] = "/.sbx-cover-", tail[] = "//deleted";
+    static const char tail[] = "//deleted";
     char dir[PATH_MAX], line[PATH_MAX + 256];
     const char *slash = strrchr(real, '/');
     unsigned long long id = mnt_id(real), up;
@@ -435,9 +452,9 @@ static int enclosing_standin(const char *real)
     f = fopen("/proc/self/mountinfo", "re");
     if (!f)
         return 0;
-    while (!found && fgets(line, sizeof line, f)) {
-        char *sp1 = strchr(line, ' '), *root, *end;
-        size_t n, k;
+    while (fgets(line, sizeof line, f)) {
+        char *sp1 = strchr(line, ' '), *root, *end, *del;
+        int deleted;
         if (!sp1 || strtoull(line, NULL, 10) != id)
             continue;
         /* "ID PARENT MAJ:MIN ROOT MOUNTPOINT ...": the root is field 4. */
@@ -447,18 +464,11 @@ static int enclosing_standin(const char *real)
         if (!end)
             break;
         root++;
-        n = (size_t)(end - root);
-        if (n < sizeof tag - 1 + 16 + sizeof tail - 1 ||
-            memcmp(end - (sizeof tail - 1), tail, sizeof tail - 1) != 0)
-            break;
-        root = end - (sizeof tail - 1) - 16 - (sizeof tag - 1);
-        if (memcmp(root, tag, sizeof tag - 1) != 0)
-            break;
-        found = 1;
-        for (k = 0; k < 16; k++)
-            if (!strchr("0123456789abcdef", root[sizeof tag - 1 + k]) ||
-                !root[sizeof tag - 1 + k])
-                found = 0;
+        del = end - (sizeof tail - 1);
+        deleted = del >= root && memcmp(del, tail, sizeof tail - 1) == 0;
+        found = (deleted && ends_tag_hex(root, del, "/.sbx-cover-")) ||
+                ends_tag_hex(root, deleted ? del : end, "/libsandbox/dbus-");
+        break;
     }
     fclose(f);
     return found;
@@ -870,7 +880,7 @@ static void fd_name(char *buf, int fd)
 static int cover_mount(int fd, const char *name, const char *target, const struct stat *orig)
 {
     struct sockaddr_un a;
-    struct stat st;
+    struct stat st, now;
     int p, c, i, ok = 0;
     p = openat(AT_FDCWD, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (p < 0)
@@ -907,10 +917,15 @@ static int cover_mount(int fd, const char *name, const char *target, const struc
         /* The fresh name goes now, and must be the last name of the inode:
          * renamed away after the pin (review r73a F1), it would stay as a
          * name of the listener, and the mount would no longer show a
-         * stand-in's unlinked name to a nested launcher (126 there). Then
-         * the mount is undone: /dev/null instead. */
-        (void)unlink(name);
-        if (fstat(p, &st) != 0 || st.st_nlink != 0) {
+         * stand-in's unlinked name to a nested launcher (126 there). So it
+         * goes only while it is still the socket's: exchanged meanwhile (by
+         * a process of the same account, or root, in /tmp), the socket
+         * keeps another name, which the mount shows once that one went
+         * too (a nested launch exited 126: CI, beside test_unix_endpoints'
+         * name-swap check). Either way the mount is undone: /dev/null. */
+        ok = fstatat(AT_FDCWD, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && fstat(p, &st) == 0 &&
+             now.st_dev == st.st_dev && now.st_ino == st.st_ino && unlink(name) == 0;
+        if (!ok || fstat(p, &st) != 0 || st.st_nlink != 0) {
             (void)umount2(target, MNT_DETACH);
             ok = 0;
         }

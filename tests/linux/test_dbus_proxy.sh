@@ -91,6 +91,19 @@ for mode in --sandbox --confine-fs; do
   done
 done
 [ "$(proxies)" = 1 ] && pass "one proxy serves every launch" || fail "$(proxies) proxies run, wanted 1"
+# A launcher nested in a sandbox finds the bus's name covered by the
+# enclosing launch's proxy socket. It cannot mount over it (no mounts in a
+# Landlock domain); the bus is filtered already: it runs, and the command
+# meets the enclosing filter. Every such nested launch exited 126 before.
+for sup in "" "--outcome-fd 3"; do
+  # shellcheck disable=SC2086
+  expect_status 0 "nested in a --sandbox run${sup:+ (supervised)}: the inner launch runs" \
+    "$L" --sandbox $sup -- "$L" --sandbox -- "${notify[@]}" 3>/dev/null
+  expect_status 1 "  ...and systemd1 stays refused" \
+    "$L" --sandbox $sup -- "$L" --sandbox -- timeout 20 dbus-send --session --print-reply \
+    --dest=org.freedesktop.systemd1 / org.example.Ping 3>/dev/null
+  expect_output_has "ServiceUnknown" "  ...unknown to the command"
+done
 
 # The connection that owns Notifications (gnome-shell, plasmashell on a
 # desktop) has other objects and interfaces: none of them passes, by the

