@@ -516,8 +516,8 @@ int sbx_linux_step_error(int step, int e, sandbox_error *err)
                         : e == EACCES || e == EROFS
                             ? " (inside another sandbox no mask can be made: a protected path, a "
                               "--deny-unix socket, or a daemon's socket that the enclosing "
-                              "sandbox left open (one that appeared after it started) needs one "
-                              "here; run the command without them, or from outside)"
+                              "sandbox left open (allowed there, or there only since it started) "
+                              "needs one here; run the command without them, or from outside)"
                                       : "");
     case SBX_STEP_LIMITS:
         return sbx_fail(err, SANDBOX_E_SYSTEM, e,

@@ -78,7 +78,7 @@ int sbx_dbus_proxy_installed(void)
 
 /* The proxy's name: one per bus and filter, so a run never reaches a proxy
  * started with another filter (FNV-1a). */
-static uint64_t proxy_hash(const char *bus_real)
+uint64_t sbx_dbus_proxy_hash(const char *bus_real)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
     size_t i;
@@ -368,7 +368,7 @@ static int proxy_bus(pid_t pid, const char *sock, char *bus, size_t size)
     }
     bus[o] = '\0';
     slash = strrchr(sock, '/');
-    snprintf(name, sizeof name, "dbus-%016llx", (unsigned long long)proxy_hash(bus));
+    snprintf(name, sizeof name, "dbus-%016llx", (unsigned long long)sbx_dbus_proxy_hash(bus));
     return slash && strcmp(slash + 1, name) == 0 ? 0 : -1;
 }
 
@@ -458,7 +458,7 @@ int sbx_dbus_proxy_find(const char *dir, const char *bus_real, long long deadlin
     }
     if (bus_address(bus_real, addr, sizeof addr) != 0 ||
         (size_t)snprintf(sock, sizeof sock, "%s/dbus-%016llx", dir,
-                         (unsigned long long)proxy_hash(bus_real)) >=
+                         (unsigned long long)sbx_dbus_proxy_hash(bus_real)) >=
             sizeof((struct sockaddr_un *)0)->sun_path) {
         snprintf(why, why_size, "the proxy's socket path under %s is too long", dir);
         return -1;

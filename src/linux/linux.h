@@ -396,6 +396,8 @@ int sbx_dbus_proxy_find(const char *dir, const char *bus_real, long long deadlin
                         int *cover_fd, char *why, size_t why_size);
 /* The deadline for all of one launch's proxies (monotonic ms). */
 long long sbx_dbus_deadline(void);
+/* The hash in a proxy's name: the bus's real path and the filter. */
+uint64_t sbx_dbus_proxy_hash(const char *bus_real);
 /* Async-signal-safe: a descriptor of this mount namespace's own reaching the
  * checked inode, named in `src` ("/proc/self/fd/N"), or -1 (then cover with
  * /dev/null). */

@@ -406,16 +406,21 @@ static unsigned long long mnt_id(const char *path)
     return st.stx_mnt_id;
 }
 
-/* 1 when [s, end) ends with `tag` and 16 lowercase hex digits. */
-static int ends_tag_hex(const char *s, const char *end, const char *tag)
+/* 1 when [s, end) ends with `tag` and 16 lowercase hex digits, their
+ * value in *val. */
+static int ends_tag_hex(const char *s, const char *end, const char *tag, uint64_t *val)
 {
     size_t t = strlen(tag), k;
     const char *hex = end - 16;
     if ((size_t)(end - s) < t + 16 || memcmp(hex - t, tag, t) != 0)
         return 0;
-    for (k = 0; k < 16; k++)
-        if (!hex[k] || !strchr("0123456789abcdef", hex[k]))
+    *val = 0;
+    for (k = 0; k < 16; k++) {
+        const char *d = hex[k] ? strchr("0123456789abcdef", hex[k]) : NULL;
+        if (!d)
             return 0;
+        *val = *val << 4 | (uint64_t)(d - "0123456789abcdef");
+    }
     return 1;
 }
 
@@ -426,12 +431,15 @@ static int ends_tag_hex(const char *s, const char *end, const char *tag)
  * "libsandbox/dbus-" and 16 hex digits in the runtime directory,
  * dbusproxy.c), as /proc/self/mountinfo shows it. Only a mount puts that
  * there, and a command inside a sandbox cannot mount: the enclosing launcher
- * made it (or root, or the user outside every sandbox). It is closed
- * already (a connect reaches the enclosing run's supervisor, or the bus
- * through the enclosing filter, never the daemon itself), and a nested
+ * made it (or root, or the user outside every sandbox), and a nested
  * launcher could not mount over it (Landlock forbids mounts): taken for one
  * of its own, every nested run exited 126 (review r72 F2; with a proxied
- * session bus, every nested launch). */
+ * session bus, every nested launch). 1: a stand-in, closed already (a
+ * connect reaches the enclosing run's supervisor, never the daemon). 2: the
+ * proxy of this very bus with this launcher's filter (its name is their
+ * hash): the bus, filtered as this launcher would, which only a bus this
+ * launcher would proxy may take (review r76 F1: a nested --deny-unix of the
+ * bus was dropped). 0: neither. */
 static int enclosing_standin(const char *real)
 {
     static const char tail[] = "//deleted";
@@ -454,6 +462,7 @@ static int enclosing_standin(const char *real)
         return 0;
     while (fgets(line, sizeof line, f)) {
         char *sp1 = strchr(line, ' '), *root, *end, *del;
+        uint64_t hex;
         int deleted;
         if (!sp1 || strtoull(line, NULL, 10) != id)
             continue;
@@ -466,8 +475,11 @@ static int enclosing_standin(const char *real)
         root++;
         del = end - (sizeof tail - 1);
         deleted = del >= root && memcmp(del, tail, sizeof tail - 1) == 0;
-        found = (deleted && ends_tag_hex(root, del, "/.sbx-cover-")) ||
-                ends_tag_hex(root, deleted ? del : end, "/libsandbox/dbus-");
+        if (deleted && ends_tag_hex(root, del, "/.sbx-cover-", &hex))
+            found = 1;
+        else if (ends_tag_hex(root, deleted ? del : end, "/libsandbox/dbus-", &hex) &&
+                 hex == sbx_dbus_proxy_hash(real))
+            found = 2;
         break;
     }
     fclose(f);
@@ -538,8 +550,16 @@ static int consider(const sbx_resolved *r, const struct ep_roots *rt, struct sbx
     a = listed(rt, r->allow_unix, r->n_allow_unix, w.real, bad, bad_size, &e);
     if (e != 0 || a == 1)
         goto out;
-    if (enclosing_standin(w.real))
+    switch (enclosing_standin(w.real)) {
+    case 1:
         goto out;
+    case 2:
+        if (!named && what == session_bus)
+            goto out;
+        break;
+    default:
+        break;
+    }
     if (a == EP_ALLOW_CHANGEABLE) {
         e = a;
         goto out;

@@ -103,6 +103,11 @@ for sup in "" "--outcome-fd 3"; do
     "$L" --sandbox $sup -- "$L" --sandbox -- timeout 20 dbus-send --session --print-reply \
     --dest=org.freedesktop.systemd1 / org.example.Ping 3>/dev/null
   expect_output_has "ServiceUnknown" "  ...unknown to the command"
+  # Review r76 F1: the enclosing proxy is the bus filtered, not closed: a
+  # nested --deny-unix of the bus cannot be honoured there, and is refused.
+  expect_status 126 "  ...a nested --deny-unix of the bus is refused" \
+    "$L" --sandbox $sup -- "$L" --sandbox --deny-unix "$RT/bus" -- "${notify[@]}" 3>/dev/null
+  expect_output_has "inside another sandbox no mask can be made" "  ...saying why"
 done
 
 # The connection that owns Notifications (gnome-shell, plasmashell on a
