@@ -109,7 +109,8 @@ MUTATIONS=(
   'launcher-alloc-big-step|launcher/alloc.c|        size_t want = n > have + have / 2 ? n : have + have / 2;|        size_t want = n;'
   'guard-caller-unwatched|src/linux/guardwork.c|    w->caller_fd = caller_pidfd(s, tid);|    w->caller_fd = 0 * caller_pidfd(s, tid);'
   'cover-name-unchecked|src/linux/unixep.c|             now.st_dev == st.st_dev \&\& now.st_ino == st.st_ino \&\& unlink(name) == 0;|             unlink(name) == 0;'
-  'nested-proxy-unrecognised|src/linux/unixep.c|                ends_tag_hex(root, deleted ? del : end, "/libsandbox/dbus-");|                0;'
+  'nested-proxy-unrecognised|src/linux/unixep.c|        else if (ends_tag_hex(root, deleted ? del : end, "/libsandbox/dbus-", \&hex) \&\&|        else if (0 \&\&'
+  'nested-proxy-for-named|src/linux/unixep.c|        if (!named \&\& what == session_bus)\n            goto out;|        goto out;'
 )
 
 work=$(mktemp -d /tmp/sbx-mutate.XXXXXX)
