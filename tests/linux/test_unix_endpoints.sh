@@ -300,7 +300,7 @@ expect_status 126 "nested: --deny-unix of a socket the enclosing run left open i
   "${ENV[@]}" "$L" --sandbox -- "$L" --sandbox --deny-unix "$agent" -- true
 # (Where user namespaces are refused the launcher says that first.)
 why="inside another sandbox no mask can be made"
-have userns || why="named with --deny-unix cannot be closed"
+have userns || why="user namespaces are refused here"
 grep -q "$why" "$_err" && pass "  ...saying why" || fail "  ...$(cat "$_err")"
 # At the run's end the supervisor takes what is still queued: a burst of
 # connects (more than one round's 64) from a process that exits at once,
